@@ -1,0 +1,48 @@
+//! `manaka`: the command-line front end of the Manaka runtime.
+//!
+//! Every subcommand lives in its own module under `cmd/`. Errors are `anyhow` errors with
+//! context; `main` prints them as one line on stderr and exits with status 2 (user error:
+//! bad flag, bad SFEN, bad shape, bad file). Scripts can trust: 0 = success, 2 = the input
+//! was refused, 1 = an internal failure (a bug — please report it).
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "manaka",
+    version,
+    about = "Manaka: a shogi engine framework with shape-typed neural evaluators",
+    long_about = "Manaka: a shogi engine framework with shape-typed neural evaluators.\n\n\
+        Positions are given as SFEN strings (`startpos` is accepted wherever an SFEN is), moves \
+        as USI strings (7g7f, 8h2b+, P*5e). Every command that prints results accepts --json \
+        for scripts. Exit status: 0 success, 2 the input was refused (the reason is printed on \
+        one line on stderr), 1 internal error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Perft(cmd::perft::Args),
+    Moves(cmd::moves::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return cmd::report_clap_error(e),
+    };
+    let result = match cli.command {
+        Command::Perft(args) => cmd::perft::run(args),
+        Command::Moves(args) => cmd::moves::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => cmd::report_error(&e),
+    }
+}
