@@ -1,0 +1,32 @@
+//! Manaka network shapes: the shape-name grammar (SPEC §2) and the tensor table (SPEC §7).
+//!
+//! A shape name such as `pair16_d128_o3_h512` is the user's whole description of a network.
+//! This crate parses it into a [`Shape`] and derives everything that depends only on the shape:
+//! the normalised blocks of the head input ([`Shape::blocks`]), the weight-file tensors
+//! ([`Shape::tensors`]), parameter count, bytes, input width and a FLOP estimate.
+//!
+//! It has no dependencies, because it runs in two places that must agree exactly: inside the
+//! `manaka_net!` proc macro at compile time, and inside the runtime when a weight file is read.
+//!
+//! ```
+//! use manaka_shapes::Shape;
+//!
+//! let shape: Shape = "pair16_d128_o3_h512".parse()?;
+//! assert_eq!(shape.param_count(), 45_770_072);
+//! assert_eq!(shape.to_string(), "pair16_d128_o3_h512");
+//!
+//! let err = Shape::parse("d128_pair16_o3_h512").unwrap_err();
+//! assert_eq!(err.suggestion(), Some("pair16_d128_o3_h512"));
+//! # Ok::<(), manaka_shapes::ShapeError>(())
+//! ```
+
+mod error;
+mod params;
+mod shape;
+
+pub use error::ShapeError;
+pub use params::{
+    Block, BlockKind, MOVE_CLASSES, ORIGINS, PIECE_KINDS, POLICY_LABELS, PowerGroup, SQUARES,
+    TYPICAL_ACTIVE_TOKENS, TYPICAL_LEGAL_MOVES, TensorSpec,
+};
+pub use shape::{FeatureSpace, MAX_WEIGHT_BYTES, Shape, TokenKind};
