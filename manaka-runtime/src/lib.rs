@@ -2,7 +2,11 @@
 //!
 //! - [`shogi`]: rules — bitboards, legal move generation, SFEN/USI, hashing, repetition,
 //!   entering-king declaration, mate-in-one. Knows nothing of networks.
+//! - [`tokens`]: token spaces (native, KP, HalfKP) and move deltas (SPEC §3).
+//! - [`labels`]: dlshogi's policy move labels (SPEC §5).
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 
 pub mod eval;
+pub mod labels;
 pub mod shogi;
+pub mod tokens;
