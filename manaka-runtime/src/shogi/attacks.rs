@@ -218,17 +218,6 @@ pub fn ray_through(from: Square, through: Square) -> Bitboard {
     if d == NO_DIRECTION as usize { Bitboard::EMPTY } else { Bitboard(RAYS[d][from.index()]) }
 }
 
-/// Whether `a`, `b`, `c` lie on one line (in any order).
-#[inline(always)]
-pub fn aligned(a: Square, b: Square, c: Square) -> bool {
-    let d = DIRECTIONS[a.index()][b.index()] as usize;
-    if d == NO_DIRECTION as usize {
-        return false;
-    }
-    let line = RAYS[d][a.index()] | RAYS[d ^ 4][a.index()] | 1u128 << a.index();
-    line >> c.index() & 1 != 0
-}
-
 /// Attacks of any piece (used off the hot path: SFEN validation, tests).
 pub fn piece_attacks(kind: PieceKind, color: Color, sq: Square, occupied: Bitboard) -> Bitboard {
     match kind {
@@ -311,9 +300,6 @@ mod tests {
         assert_eq!(between(sq("1a"), sq("9i")).count(), 7);
         assert_eq!(between(sq("1a"), sq("2c")), Bitboard::EMPTY);
         assert_eq!(between(sq("5e"), sq("5f")), Bitboard::EMPTY);
-        assert!(aligned(sq("1a"), sq("5e"), sq("9i")));
-        assert!(aligned(sq("5e"), sq("1a"), sq("9i")));
-        assert!(!aligned(sq("1a"), sq("5e"), sq("9h")));
         assert_eq!(ray_through(sq("5i"), sq("5h")).count(), 8);
     }
 }

@@ -13,19 +13,31 @@ pub struct Move(NonZeroU16);
 
 const PROMOTE_BIT: u16 = 1 << 14;
 const DROP_BASE: u16 = 81;
+/// A drop's origin field is `DROP_BASE + code`, where the code follows cshogi's (and
+/// YaneuraOu's) piece-type order P L N S B R G, not `HandKind`'s P L N S G B R.
+const DROP_CODE: [u16; 7] = [0, 1, 2, 3, 6, 4, 5];
+const DROP_KIND: [HandKind; 7] = [
+    HandKind::Pawn,
+    HandKind::Lance,
+    HandKind::Knight,
+    HandKind::Silver,
+    HandKind::Bishop,
+    HandKind::Rook,
+    HandKind::Gold,
+];
 
 impl Move {
     #[inline(always)]
     pub fn normal(from: Square, to: Square, promote: bool) -> Move {
+        debug_assert!(from != to);
         let v = to.index() as u16 | (from.index() as u16) << 7 | if promote { PROMOTE_BIT } else { 0 };
-        // from != to for any real move, so v != 0; a from == to == 1a move is still non-zero
-        // only if promoted, hence the `max(1)` guard for robustness on garbage input.
+        // from != to, so at least one of the two fields is non-zero.
         Move(NonZeroU16::new(v).unwrap_or(NonZeroU16::MIN))
     }
 
     #[inline(always)]
     pub fn drop(kind: HandKind, to: Square) -> Move {
-        let v = to.index() as u16 | (DROP_BASE + kind as u16) << 7;
+        let v = to.index() as u16 | (DROP_BASE + DROP_CODE[kind as usize]) << 7;
         Move(NonZeroU16::new(v).expect("drop origin field is non-zero"))
     }
 
@@ -75,7 +87,7 @@ impl Move {
     #[inline(always)]
     pub fn drop_kind(self) -> Option<HandKind> {
         let f = self.from_field();
-        if f >= DROP_BASE { HandKind::from_index((f - DROP_BASE) as usize) } else { None }
+        if f >= DROP_BASE { DROP_KIND.get((f - DROP_BASE) as usize).copied() } else { None }
     }
 
     #[inline(always)]
@@ -145,6 +157,10 @@ mod tests {
         }
         // cshogi move16 layout: to | from << 7 | promote << 14; 7g = 60, 7f = 59.
         assert_eq!(Move::parse_usi_syntax("7g7f").unwrap().to_u16(), 59 | 60 << 7);
+        // Drops: origin 81 + cshogi's piece type - 1 (P L N S B R G); 5e = 40.
+        for (s, code) in [("P*5e", 0), ("S*5e", 3), ("B*5e", 4), ("R*5e", 5), ("G*5e", 6)] {
+            assert_eq!(Move::parse_usi_syntax(s).unwrap().to_u16(), 40 | (81 + code) << 7, "{s}");
+        }
         for bad in ["", "7g7", "7g7f+x", "0a1a", "7g7g", "p*5e", "K*5e", "P*5", "7g7f-", "7gé"] {
             assert!(Move::parse_usi_syntax(bad).is_none(), "{bad}");
         }

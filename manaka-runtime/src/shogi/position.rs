@@ -437,14 +437,6 @@ impl Position {
         self.states.clear();
         self.states.push(State { check_streak: [0; 2], ..cur });
     }
-
-    /// Whether the side to move's king stands on `sq`-attacked square; helper for tests.
-    #[cfg(test)]
-    pub(crate) fn recompute_key(&self) -> u64 {
-        let mut p = self.clone();
-        p.finish_setup();
-        p.key()
-    }
 }
 
 impl PartialEq for Position {
