@@ -1,0 +1,120 @@
+//! Helpers shared by the rules tests: random legal play, and the rule for external oracles
+//! (cshogi, fairy-stockfish): a missing oracle skips its test with a message, unless
+//! `MANAKA_REQUIRE_ORACLES=1` (set by `scripts/test` and CI), where it fails instead.
+
+#![allow(dead_code)]
+
+use manaka::runtime::shogi::{Move, Position};
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use rand::{RngExt, SeedableRng};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Whether a missing oracle must fail the test instead of skipping it.
+pub fn oracles_required() -> bool {
+    std::env::var("MANAKA_REQUIRE_ORACLES").is_ok_and(|v| v == "1")
+}
+
+/// Reports a missing oracle: panics when oracles are required, else prints a skip message.
+/// Returns normally only when the caller should skip.
+pub fn missing_oracle(test: &str, why: &str) {
+    if oracles_required() {
+        panic!("{test}: oracle unavailable ({why}) and MANAKA_REQUIRE_ORACLES=1");
+    }
+    eprintln!(
+        "SKIPPED {test}: oracle unavailable ({why}); set MANAKA_REQUIRE_ORACLES=1 to fail instead"
+    );
+}
+
+/// `tests/oracles/<name>` in this checkout.
+pub fn oracle_script(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("oracles")
+        .join(name)
+}
+
+/// Whether `python3` runs and can import `module`; `Err` says why not.
+pub fn python_with(module: &str) -> Result<(), String> {
+    match Command::new("python3")
+        .arg("-c")
+        .arg(format!("import {module}"))
+        .output()
+    {
+        Err(e) => Err(format!("cannot run python3: {e}")),
+        Ok(o) if o.status.success() => Ok(()),
+        Ok(o) => Err(format!(
+            "python3 cannot import {module}: {}",
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        )),
+    }
+}
+
+/// An environment variable parsed as a number, or `default`.
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Seeded RNG; `MANAKA_RULES_SEED` changes the seed to explore beyond the fixed one.
+pub fn rng(salt: u64) -> StdRng {
+    StdRng::seed_from_u64(env_or("MANAKA_RULES_SEED", 0x6d61_6e61_6b61u64) ^ salt)
+}
+
+/// Positions along random games: each game starts from one of `starts`, plays uniformly
+/// random legal moves (with a bias towards captures, so hands fill and drops abound) until
+/// mate or `max_plies`, and every position on the way is returned (as a fresh `Position`
+/// built from its SFEN, history dropped).
+pub fn random_positions(
+    rng: &mut StdRng,
+    starts: &[&str],
+    games: usize,
+    max_plies: usize,
+) -> Vec<Position> {
+    let mut out = Vec::new();
+    for g in 0..games {
+        let mut pos = Position::from_sfen(starts[g % starts.len()]).expect("start SFEN is valid");
+        out.push(Position::from_sfen(&pos.to_sfen()).expect("printed SFEN parses"));
+        for _ in 0..max_plies {
+            let Some(m) = random_move(rng, &pos) else {
+                break;
+            };
+            pos.do_move(m);
+            out.push(Position::from_sfen(&pos.to_sfen()).expect("printed SFEN parses"));
+        }
+    }
+    out
+}
+
+/// A random legal move, captures preferred half of the time.
+pub fn random_move(rng: &mut StdRng, pos: &Position) -> Option<Move> {
+    let moves = pos.legal_moves();
+    if rng.random_bool(0.5) {
+        let caps: Vec<Move> = moves
+            .iter()
+            .copied()
+            .filter(|m| m.from().is_some() && pos.piece_at(m.to()).is_some())
+            .collect();
+        if let Some(&m) = caps.choose(rng) {
+            return Some(m);
+        }
+    }
+    moves.choose(rng).copied()
+}
+
+/// Positions worth trying beyond the start position: the perft positions of issue 2 and a few
+/// with full hands.
+pub const EXTRA_STARTS: &[&str] = &[
+    "startpos",
+    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
+    "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+    "8k/6G2/9/7N1/9/9/9/9/K8 b P 1",
+    "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrb3g3s3n3l17p 1",
+    "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+];
