@@ -1,1 +1,14 @@
-//! Const-size building blocks for generated engines. Filled in by issue 5.
+//! Const-size building blocks for generated Manaka engines.
+//!
+//! Every SIMD intrinsic of the project lives here, behind safe functions that take a
+//! [`Simd`] level: scalar, AVX2+FMA or AVX-512. A `Simd` value can only be obtained from
+//! [`Simd::detect`] / [`Simd::available`], which check the CPU, so the safe wrappers never
+//! run an instruction the CPU lacks. Each SIMD function has a scalar twin, and the tests
+//! compare them on random inputs (AVX-512 under Miri on CPUs without it; see
+//! `scripts/miri-avx512`).
+//!
+//! `cuda/` holds the CUDA C templates the macro specialises per shape.
+
+pub mod cpu;
+
+pub use cpu::{Simd, SimdError};

@@ -1,0 +1,183 @@
+//! CPU kernels and their dispatch.
+//!
+//! The level is chosen once (at engine construction) by CPU detection, or forced with the
+//! environment variable `MANAKA_SIMD=scalar|avx2|avx512` for tests and benchmarks.
+
+mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+
+use std::fmt;
+
+/// An instruction-set level the running CPU supports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Simd(Level);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Level {
+    Scalar,
+    Avx2,
+    Avx512,
+}
+
+/// A requested SIMD level that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimdError {
+    /// `MANAKA_SIMD` (or a caller) named a level that does not exist.
+    Unknown(String),
+    /// The level exists but this CPU lacks it.
+    Unsupported(&'static str),
+}
+
+impl fmt::Display for SimdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimdError::Unknown(s) => write!(f, "unknown SIMD level '{s}' (expected scalar, avx2 or avx512)"),
+            SimdError::Unsupported(s) => write!(f, "this CPU does not support {s}"),
+        }
+    }
+}
+
+impl std::error::Error for SimdError {}
+
+impl Simd {
+    /// Plain Rust, every CPU.
+    pub const SCALAR: Simd = Simd(Level::Scalar);
+
+    /// The best level this CPU supports, unless `MANAKA_SIMD` forces one (an unusable
+    /// override is reported by [`Simd::from_env`]; here it falls back to detection).
+    pub fn detect() -> Simd {
+        match Simd::from_env() {
+            Some(Ok(s)) => s,
+            _ => *Simd::available().last().expect("scalar is always available"),
+        }
+    }
+
+    /// The level forced by `MANAKA_SIMD`, if the variable is set.
+    pub fn from_env() -> Option<Result<Simd, SimdError>> {
+        let v = std::env::var("MANAKA_SIMD").ok()?;
+        Some(Simd::by_name(v.trim()))
+    }
+
+    /// The level called `name` (`scalar`, `avx2`, `avx512`), if this CPU supports it.
+    pub fn by_name(name: &str) -> Result<Simd, SimdError> {
+        let level = match name.to_ascii_lowercase().as_str() {
+            "scalar" => Level::Scalar,
+            "avx2" => Level::Avx2,
+            "avx512" | "avx-512" => Level::Avx512,
+            _ => return Err(SimdError::Unknown(name.to_string())),
+        };
+        Simd::available()
+            .into_iter()
+            .find(|s| s.0 == level)
+            .ok_or(SimdError::Unsupported(match level {
+                Level::Avx2 => "AVX2+FMA",
+                _ => "AVX-512 (F, BW)",
+            }))
+    }
+
+    /// Every level this CPU can run, slowest first.
+    pub fn available() -> Vec<Simd> {
+        let mut v = vec![Simd(Level::Scalar)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+                v.push(Simd(Level::Avx2));
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+                v.push(Simd(Level::Avx512));
+            }
+        }
+        v
+    }
+
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Level::Scalar => "scalar",
+            Level::Avx2 => "avx2",
+            Level::Avx512 => "avx512",
+        }
+    }
+}
+
+impl fmt::Display for Simd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+// Dispatch. Each arm after `Scalar` is only reachable with a `Simd` built by `available()`,
+// which checked the CPU features the `unsafe` target-feature function needs.
+macro_rules! dispatch {
+    ($simd:expr, $f:ident ( $($arg:expr),* )) => {
+        match $simd.0 {
+            Level::Scalar => scalar::$f($($arg),*),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the CPU supports AVX2 and FMA (checked when this `Simd` was made).
+            Level::Avx2 => unsafe { avx2::$f($($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the CPU supports AVX-512 F and BW (checked when this `Simd` was made).
+            Level::Avx512 => unsafe { avx512::$f($($arg),*) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => scalar::$f($($arg),*),
+        }
+    };
+}
+
+/// `acc += row`.
+#[inline]
+pub fn add_assign<const N: usize>(simd: Simd, acc: &mut [f32; N], row: &[f32; N]) {
+    dispatch!(simd, add_assign(acc.as_mut_slice(), row.as_slice()))
+}
+
+/// `acc -= row`.
+#[inline]
+pub fn sub_assign<const N: usize>(simd: Simd, acc: &mut [f32; N], row: &[f32; N]) {
+    dispatch!(simd, sub_assign(acc.as_mut_slice(), row.as_slice()))
+}
+
+/// Power sums: `p[k][c] += sign · e[c]^(k+1)` for k = 0..O (SPEC §4). `sign` is ±1.
+#[inline]
+pub fn power_update<const D: usize, const O: usize>(simd: Simd, p: &mut [[f32; D]; O], e: &[f32; D], sign: f32) {
+    dispatch!(simd, power_update(p.as_flattened_mut(), e.as_slice(), D, sign))
+}
+
+/// `Σ a[i] · b[i]`.
+#[inline]
+pub fn dot<const N: usize>(simd: Simd, a: &[f32; N], b: &[f32; N]) -> f32 {
+    dispatch!(simd, dot(a.as_slice(), b.as_slice()))
+}
+
+/// Batched affine map: for every input `x_j` (rows of `xs`, `IN` wide), `out_j = W x_j + b`
+/// with `W` row-major `OUT × IN`. Each row of `W` is read once per call however many inputs
+/// there are — the small GEMM that lets a batch of leaves share one pass over W1.
+#[inline]
+pub fn affine_batch<const IN: usize, const OUT: usize>(
+    simd: Simd,
+    w: &[[f32; IN]; OUT],
+    b: &[f32; OUT],
+    xs: &[[f32; IN]],
+    out: &mut [[f32; OUT]],
+) {
+    assert_eq!(xs.len(), out.len(), "one output row per input");
+    dispatch!(simd, affine_batch(w.as_flattened(), b.as_slice(), xs.as_flattened(), out.as_flattened_mut(), IN, OUT, xs.len()))
+}
+
+/// Asks the CPU to start loading the cache line holding `p` (a pair-table row about to be
+/// summed). A hint only: no effect on results.
+#[inline(always)]
+pub fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetch never faults and does not dereference in the memory model.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+#[cfg(test)]
+mod tests;

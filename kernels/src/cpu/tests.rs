@@ -1,0 +1,107 @@
+//! Every SIMD level this CPU (or Miri) runs equals the scalar twin on random inputs.
+
+use super::*;
+
+struct Rng(u64);
+impl Rng {
+    fn f(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+    fn arr<const N: usize>(&mut self) -> [f32; N] {
+        std::array::from_fn(|_| self.f())
+    }
+}
+
+fn close(a: f32, b: f32) -> bool {
+    (a - b).abs() <= 1e-5 * (1.0 + a.abs().max(b.abs()))
+}
+
+fn check_rows<const N: usize>(rng: &mut Rng) {
+    let acc0 = rng.arr::<N>();
+    let row = rng.arr::<N>();
+    let (mut want_add, mut want_sub) = (acc0, acc0);
+    add_assign(Simd::SCALAR, &mut want_add, &row);
+    sub_assign(Simd::SCALAR, &mut want_sub, &row);
+    for simd in Simd::available() {
+        let (mut a, mut s) = (acc0, acc0);
+        add_assign(simd, &mut a, &row);
+        sub_assign(simd, &mut s, &row);
+        // Element-wise add/sub are exact in every level.
+        assert_eq!(a, want_add, "{simd} add N={N}");
+        assert_eq!(s, want_sub, "{simd} sub N={N}");
+    }
+}
+
+fn check_power<const D: usize, const O: usize>(rng: &mut Rng) {
+    let p0: [[f32; D]; O] = std::array::from_fn(|_| rng.arr::<D>());
+    let e = rng.arr::<D>();
+    for sign in [1.0, -1.0] {
+        let mut want = p0;
+        power_update(Simd::SCALAR, &mut want, &e, sign);
+        for simd in Simd::available() {
+            let mut p = p0;
+            power_update(simd, &mut p, &e, sign);
+            assert_eq!(p, want, "{simd} power D={D} O={O}");
+        }
+    }
+}
+
+fn check_dot<const N: usize>(rng: &mut Rng) {
+    let (a, b) = (rng.arr::<N>(), rng.arr::<N>());
+    let exact: f64 = a.iter().zip(&b).map(|(x, y)| *x as f64 * *y as f64).sum();
+    for simd in Simd::available() {
+        let d = dot(simd, &a, &b);
+        assert!(close(d, exact as f32), "{simd} dot N={N}: {d} vs {exact}");
+    }
+}
+
+fn check_affine<const IN: usize, const OUT: usize>(rng: &mut Rng, batch: usize) {
+    let w: [[f32; IN]; OUT] = std::array::from_fn(|_| rng.arr::<IN>());
+    let b = rng.arr::<OUT>();
+    let xs: Vec<[f32; IN]> = (0..batch).map(|_| rng.arr::<IN>()).collect();
+    let mut want = vec![[0.0; OUT]; batch];
+    affine_batch(Simd::SCALAR, &w, &b, &xs, &mut want);
+    for simd in Simd::available() {
+        let mut got = vec![[f32::NAN; OUT]; batch];
+        affine_batch(simd, &w, &b, &xs, &mut got);
+        for (g, wnt) in got.iter().zip(&want) {
+            for (x, y) in g.iter().zip(wnt) {
+                assert!(close(*x, *y), "{simd} affine {IN}x{OUT} batch {batch}: {x} vs {y}");
+            }
+        }
+    }
+}
+
+#[test]
+fn simd_levels_equal_scalar() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    // Sizes below, at and between vector widths, small enough for Miri.
+    check_rows::<1>(&mut rng);
+    check_rows::<7>(&mut rng);
+    check_rows::<8>(&mut rng);
+    check_rows::<16>(&mut rng);
+    check_rows::<37>(&mut rng);
+    check_power::<5, 3>(&mut rng);
+    check_power::<16, 2>(&mut rng);
+    check_power::<35, 4>(&mut rng);
+    check_dot::<3>(&mut rng);
+    check_dot::<16>(&mut rng);
+    check_dot::<48>(&mut rng);
+    check_dot::<77>(&mut rng);
+    for batch in [1, 3, 4, 9] {
+        check_affine::<19, 3>(&mut rng, batch);
+        check_affine::<32, 5>(&mut rng, batch);
+    }
+}
+
+#[test]
+fn levels_report_what_ran() {
+    let names: Vec<_> = Simd::available().iter().map(|s| s.name()).collect();
+    eprintln!("SIMD levels tested on this machine: {names:?}");
+    assert_eq!(names[0], "scalar");
+    assert!(matches!(Simd::by_name("bogus"), Err(SimdError::Unknown(_))));
+    assert_eq!(Simd::by_name("scalar"), Ok(Simd::SCALAR));
+}
