@@ -4,9 +4,12 @@
 //!   entering-king declaration, mate-in-one. Knows nothing of networks.
 //! - [`tokens`]: token spaces (native, KP, HalfKP) and move deltas (SPEC §3).
 //! - [`labels`]: dlshogi's policy move labels (SPEC §5).
+//! - [`weights`]: MNW1 version 5 weight files (SPEC §7): mapped reader, atomic streaming
+//!   writer, reproducible random initialisation; [`weights::TensorSource`] for every reader.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 
 pub mod eval;
 pub mod labels;
 pub mod shogi;
 pub mod tokens;
+pub mod weights;
