@@ -7,9 +7,11 @@
 //! - [`weights`]: MNW1 version 5 weight files (SPEC §7): mapped reader, atomic streaming
 //!   writer, reproducible random initialisation; [`weights::TensorSource`] for every reader.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
+//! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential and batched.
 
 pub mod eval;
 pub mod labels;
+pub mod search;
 pub mod shogi;
 pub mod tokens;
 pub mod weights;

@@ -8,6 +8,12 @@
 
 use crate::shogi::{Move, Position};
 
+pub mod material;
+pub mod threaded;
+
+pub use material::MaterialEvaluator;
+pub use threaded::ThreadedEvaluator;
+
 /// One position to evaluate, with the legal moves to score (in the order the caller wants
 /// the logits back).
 #[derive(Clone, Copy)]
@@ -47,6 +53,46 @@ pub trait Evaluator: Send {
         let mut out = Vec::with_capacity(1);
         self.evaluate(&[Leaf { position, moves }], &mut out);
         out.pop().expect("evaluator answered the leaf")
+    }
+}
+
+/// Makes evaluators that share one loaded network (weights behind an `Arc`, say), each with
+/// its own scratch state. The USI engine asks a factory for one evaluator per `Threads` and
+/// runs them side by side on the parts of a batch ([`ThreadedEvaluator`]); a loader returns
+/// a factory so that loading happens once, whatever the thread count.
+pub trait EvaluatorFactory: Send + Sync {
+    /// A short description, as [`Evaluator::name`].
+    fn name(&self) -> String;
+
+    /// A fresh evaluator for the shared network.
+    fn create(&self) -> Box<dyn Evaluator>;
+}
+
+/// An [`EvaluatorFactory`] from a name and a closure.
+pub struct FnFactory<F> {
+    name: String,
+    make: F,
+}
+
+impl<F> FnFactory<F>
+where
+    F: Fn() -> Box<dyn Evaluator> + Send + Sync,
+{
+    pub fn new(name: impl Into<String>, make: F) -> FnFactory<F> {
+        FnFactory { name: name.into(), make }
+    }
+}
+
+impl<F> EvaluatorFactory for FnFactory<F>
+where
+    F: Fn() -> Box<dyn Evaluator> + Send + Sync,
+{
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn create(&self) -> Box<dyn Evaluator> {
+        (self.make)()
     }
 }
 

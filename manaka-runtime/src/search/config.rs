@@ -1,0 +1,76 @@
+//! Search settings that stay fixed across searches (the budget and clock are
+//! [`SearchLimits`](super::SearchLimits)).
+
+use super::gumbel::QTransform;
+use crate::shogi::EnteringKingRule;
+
+/// The root's Gumbel noise.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RootNoise {
+    /// `scale · Gumbel(0, 1)` per legal root move, drawn once per search from `seed` (a fresh
+    /// seed per search when `None`). Scale 0 is the noise-free search used for play
+    /// (the seed: "Evaluation games use gumbel_scale = 0").
+    Sampled { scale: f64, seed: Option<u64> },
+    /// Exactly these values, one per legal root move in [`Position::legal_moves`] order
+    /// (missing entries count 0): deterministic tests and parity checks.
+    ///
+    /// [`Position::legal_moves`]: crate::shogi::Position::legal_moves
+    Fixed(Vec<f64>),
+}
+
+impl RootNoise {
+    /// No noise (GumbelScale 0).
+    pub const NONE: RootNoise = RootNoise::Sampled {
+        scale: 0.0,
+        seed: None,
+    };
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// `m`: how many root moves Sequential Halving starts with (the seed's default 16).
+    pub max_considered: u32,
+    /// σ's constants and optional rescaling (SPEC §8: 50, 1.0, off).
+    pub q_transform: QTransform,
+    pub noise: RootNoise,
+    /// Leaves per evaluator call. 1 runs the sequential search; more runs the batched one
+    /// (whose width is further bounded by the budget, see `batched.rs`).
+    pub batch_size: usize,
+    /// Virtual visits, each counted as a loss, that a descent waiting for its evaluation puts
+    /// on every node of its path so that the next descents of the batch spread out.
+    /// 0 disables (descents may then pile onto one queued leaf).
+    pub virtual_loss: u32,
+    /// Depth cap in plies below the root (a memory/time safety cap, as in the seed; at the
+    /// cap a node's network value is backed up again, as mctx does at `max_depth`).
+    pub max_depth: u16,
+    /// How far back (plies) repetition is looked for, through the game history the root
+    /// position carries and the path in the tree.
+    pub repetition_plies: usize,
+    /// The declaration rule under which a side to move that may declare wins (at the root:
+    /// the search answers "declare"; in the tree: a won node). `None` ignores declarations.
+    pub entering_king: Option<EnteringKingRule>,
+    /// No search: the move with the best `gumbel + logit` from one evaluation.
+    pub policy_only: bool,
+    /// Evaluations kept in the transposition cache (0 disables it).
+    pub cache_entries: usize,
+    /// The tree stops growing (and the search ends) at this many bytes.
+    pub max_tree_bytes: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            max_considered: 16,
+            q_transform: QTransform::default(),
+            noise: RootNoise::NONE,
+            batch_size: 1,
+            virtual_loss: 1,
+            max_depth: 128,
+            repetition_plies: 32,
+            entering_king: Some(EnteringKingRule::Csa27),
+            policy_only: false,
+            cache_entries: 1 << 16,
+            max_tree_bytes: 256 << 20,
+        }
+    }
+}

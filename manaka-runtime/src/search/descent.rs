@@ -1,0 +1,327 @@
+//! One descent from the root to a leaf, shared by the sequential and the batched search so
+//! that both select, classify leaves and back up identically (the seed's invariant:
+//! batch size 1 reproduces the sequential search exactly).
+//!
+//! At the root the move is chosen by Gumbel + Sequential Halving: among the moves whose visit
+//! count equals the schedule's considered count for this simulation, the best
+//! `g + logit + σ(completedQ)`. Below the root it is mctx's deterministic rule,
+//! `argmax π'(a) − N(a)/(1 + ΣN)`. A new node is classified before any evaluation:
+//! repetition (from the game history the position carries plus the path), no legal move
+//! (mate: −1 for the side to move), a possible entering-king declaration (+1), then the
+//! evaluation cache; only what remains goes to the evaluator.
+
+use super::cache::EvalCache;
+use super::config::SearchConfig;
+use super::gumbel::{self, QTransform};
+use super::halving::SequentialHalving;
+use super::tree::{NO_NODE, NodeId, NodeKind, ROOT, Tree};
+use crate::eval::Evaluation;
+use crate::shogi::{Move, Position, Repetition};
+
+/// How a descent ended.
+#[derive(Debug)]
+pub(crate) enum DescentEnd {
+    /// The leaf's value is known without the evaluator (terminal node, depth cap, cache
+    /// hit): back it up now. From the side to move at the leaf.
+    Known(f64),
+    /// A new node, queued: evaluate the position the scratch board shows, with these moves.
+    Evaluate { node: NodeId, moves: Vec<Move> },
+    /// The descent reached a node already queued for evaluation (batched search only).
+    Queued { node: NodeId },
+    /// The tree is at its memory limit; nothing was added.
+    TreeFull,
+}
+
+/// Counters of one search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchStats {
+    /// Completed simulations (backups), the USI `nodes`.
+    pub simulations: u64,
+    /// Leaves the evaluator was asked for (the root included).
+    pub evaluations: u64,
+    /// Evaluator calls.
+    pub batches: u64,
+    /// Leaves answered by the evaluation cache.
+    pub cache_hits: u64,
+    /// Descents that ended on a leaf already queued in the same batch.
+    pub collisions: u64,
+    /// Deepest leaf reached, in plies below the root.
+    pub max_depth: u32,
+    /// Nodes in the tree.
+    pub nodes: u64,
+    /// Bytes the tree occupies.
+    pub tree_bytes: u64,
+}
+
+/// Per-node numbers for selection and read-out, indexed like the node's edges.
+#[derive(Default)]
+pub(crate) struct NodeView {
+    pub logits: Vec<f64>,
+    pub visits: Vec<f64>,
+    pub q: Vec<f64>,
+    pub prior: Vec<f64>,
+    pub completed: Vec<f64>,
+    pub sigma: Vec<f64>,
+    pub improved: Vec<f64>,
+    /// Schedule counts at the root: completed visits plus descents in flight.
+    pub counts: Vec<u64>,
+}
+
+/// Everything a search works with; kept between searches to reuse memory.
+pub(crate) struct SearchState {
+    pub config: SearchConfig,
+    pub q_transform: QTransform,
+    pub tree: Tree,
+    pub cache: EvalCache,
+    /// The scratch board: the root position between descents, the leaf during one.
+    pub pos: Position,
+    pub schedule: SequentialHalving,
+    /// Gumbel noise per root edge.
+    pub noise: Vec<f64>,
+    pub stats: SearchStats,
+    pub view: NodeView,
+}
+
+impl SearchState {
+    pub fn new(config: SearchConfig) -> SearchState {
+        SearchState {
+            q_transform: config.q_transform,
+            cache: EvalCache::new(config.cache_entries),
+            config,
+            tree: Tree::new(),
+            pos: Position::startpos(),
+            schedule: SequentialHalving::new(0, 1),
+            noise: Vec::new(),
+            stats: SearchStats::default(),
+            view: NodeView::default(),
+        }
+    }
+
+    /// Fills [`Self::view`] for node `id`. With `in_flight`, queued descents count as
+    /// virtual losses (`virtual_loss` visits each, each a win for the child's side to move,
+    /// i.e. a loss for the chooser); without, only completed visits count.
+    pub fn view_node(&mut self, id: NodeId, in_flight: bool) {
+        let vl = if in_flight {
+            f64::from(self.config.virtual_loss)
+        } else {
+            0.0
+        };
+        let v = &mut self.view;
+        v.logits.clear();
+        v.visits.clear();
+        v.q.clear();
+        v.counts.clear();
+        for e in self.tree.edges(id) {
+            v.logits.push(f64::from(e.logit));
+            if e.child == NO_NODE {
+                v.visits.push(0.0);
+                v.q.push(0.0);
+                v.counts.push(0);
+                continue;
+            }
+            let c = self.tree.node(e.child);
+            let pending = if in_flight { f64::from(c.pending) } else { 0.0 };
+            let n = f64::from(c.visits) + pending * vl;
+            let sum = c.value_sum + pending * vl;
+            v.visits.push(n);
+            // Q from the chooser's side: minus the child's mean (SPEC §8).
+            v.q.push(if n > 0.0 { -sum / n } else { 0.0 });
+            v.counts
+                .push(u64::from(c.visits) + if in_flight { u64::from(c.pending) } else { 0 });
+        }
+        gumbel::softmax(&v.logits, &mut v.prior);
+        let raw = f64::from(self.tree.node(id).raw_value);
+        self.q_transform.apply(
+            raw,
+            &v.q,
+            &v.visits,
+            &v.prior,
+            &mut v.completed,
+            &mut v.sigma,
+        );
+        gumbel::improved_policy(&v.logits, &v.sigma, &mut v.improved);
+    }
+
+    /// Root selection: Gumbel + Sequential Halving (mctx:
+    /// `gumbel_muzero_root_action_selection`). The simulation index is the sum of the root's
+    /// schedule counts, so descents in flight take their slots in the schedule.
+    pub fn select_root(&mut self) -> usize {
+        self.view_node(ROOT, true);
+        let v = &self.view;
+        let index: u64 = v.counts.iter().sum();
+        let considered = u64::from(self.schedule.considered_visit(index));
+        let max_logit = v.logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let score =
+            |i: usize| gumbel::root_score(self.noise[i], v.logits[i], max_logit, v.sigma[i]);
+        let best = |eligible: &dyn Fn(usize) -> bool| {
+            let mut best: Option<(usize, f64)> = None;
+            for i in (0..v.logits.len()).filter(|&i| eligible(i)) {
+                let s = score(i);
+                if best.is_none_or(|(_, b)| s > b) {
+                    best = Some((i, s));
+                }
+            }
+            best.map(|(i, _)| i)
+        };
+        // The schedule and the counts agree by construction (every descent adds one count
+        // to one root move); should they not, fall back to the least visited moves.
+        best(&|i| v.counts[i] == considered).unwrap_or_else(|| {
+            let min = v.counts.iter().copied().min().unwrap_or(0);
+            best(&|i| v.counts[i] == min).unwrap_or(0)
+        })
+    }
+
+    /// Non-root selection (mctx: `gumbel_muzero_interior_action_selection`).
+    pub fn select_non_root(&mut self, id: NodeId) -> usize {
+        self.view_node(id, true);
+        gumbel::select_non_root(&self.view.improved, &self.view.visits).unwrap_or(0)
+    }
+
+    /// Walks from the root to a leaf, playing the moves on the scratch board (`played`) and
+    /// recording the nodes (`path`, root first). The caller backs up or queues the leaf and
+    /// then takes the moves back.
+    pub fn descend(&mut self, path: &mut Vec<NodeId>, played: &mut Vec<Move>) -> DescentEnd {
+        path.clear();
+        played.clear();
+        path.push(ROOT);
+        let mut id = ROOT;
+        loop {
+            let node = *self.tree.node(id);
+            match node.kind {
+                NodeKind::Terminal => return self.known(path, f64::from(node.raw_value)),
+                NodeKind::Pending => {
+                    self.note_depth(path);
+                    return DescentEnd::Queued { node: id };
+                }
+                NodeKind::Expanded => {}
+            }
+            if id != ROOT && path.len() > usize::from(self.config.max_depth) {
+                // Depth cap: back up the node's network value again (mctx re-evaluates a
+                // node at max_depth; with a deterministic network that is the same value).
+                return self.known(path, f64::from(node.raw_value));
+            }
+            let e = if id == ROOT {
+                self.select_root()
+            } else {
+                self.select_non_root(id)
+            };
+            let edge = self.tree.edges(id)[e];
+            self.pos.do_move(edge.mv);
+            played.push(edge.mv);
+            if edge.child != NO_NODE {
+                id = edge.child;
+                path.push(id);
+                continue;
+            }
+            return self.new_leaf(id, e, path);
+        }
+    }
+
+    fn note_depth(&mut self, path: &[NodeId]) {
+        self.stats.max_depth = self.stats.max_depth.max(path.len() as u32 - 1);
+    }
+
+    fn known(&mut self, path: &[NodeId], value: f64) -> DescentEnd {
+        self.note_depth(path);
+        DescentEnd::Known(value)
+    }
+
+    /// The scratch board shows the position after `parent`'s edge `edge`, never visited.
+    fn new_leaf(&mut self, parent: NodeId, edge: usize, path: &mut Vec<NodeId>) -> DescentEnd {
+        let verdict = match self.pos.repetition(self.config.repetition_plies) {
+            Repetition::None => None,
+            Repetition::Draw => Some(0.0),
+            // Perpetual check by the opponent, or the same board with more in hand: a win,
+            // as engines score them (and the reverse a loss).
+            Repetition::Win | Repetition::Superior => Some(1.0),
+            Repetition::Lose | Repetition::Inferior => Some(-1.0),
+        };
+        let moves = if verdict.is_some() {
+            Vec::new()
+        } else {
+            self.pos.legal_moves()
+        };
+        let verdict = verdict.or_else(|| {
+            if moves.is_empty() {
+                Some(-1.0) // mated (SPEC §8: no legal moves is −1 for the side to move)
+            } else if self
+                .config
+                .entering_king
+                .is_some_and(|r| self.pos.can_declare_win(r))
+            {
+                Some(1.0)
+            } else {
+                None
+            }
+        });
+        if self.tree.bytes_used() + Tree::node_cost(moves.len()) > self.config.max_tree_bytes {
+            return DescentEnd::TreeFull;
+        }
+        if let Some(v) = verdict {
+            let child = self.tree.add_node(NodeKind::Terminal, v as f32);
+            self.tree.set_child(parent, edge, child);
+            path.push(child);
+            return self.known(path, v);
+        }
+        let child = self.tree.add_node(NodeKind::Pending, 0.0);
+        self.tree.set_child(parent, edge, child);
+        path.push(child);
+        if let Some((value_logit, logits)) = self.cache.get(self.pos.key(), moves.len()) {
+            let value = search_value(value_logit);
+            let logits = logits.to_vec();
+            self.tree.expand(child, &moves, &logits, value);
+            self.stats.cache_hits += 1;
+            return self.known(path, f64::from(value));
+        }
+        self.note_depth(path);
+        DescentEnd::Evaluate { node: child, moves }
+    }
+
+    /// Stores an evaluation of a queued node (and in the cache, under the position's key).
+    /// Returns the value to back up.
+    pub fn expand_evaluated(
+        &mut self,
+        node: NodeId,
+        key: u64,
+        moves: &[Move],
+        evaluation: &Evaluation,
+    ) -> f64 {
+        let logits = sanitized_logits(&evaluation.policy_logits, moves.len());
+        let value = search_value(evaluation.value_logit);
+        self.cache.insert(key, evaluation.value_logit, &logits);
+        self.tree.expand(node, moves, &logits, value);
+        self.stats.evaluations += 1;
+        f64::from(value)
+    }
+
+    /// Takes the descent's moves back: the scratch board shows the root again.
+    pub fn unwind(&mut self, played: &[Move]) {
+        for &m in played.iter().rev() {
+            self.pos.undo_move(m);
+        }
+    }
+}
+
+/// The search value `tanh(ℓ/2)` of a value logit (SPEC §5), computed in f64 and stored as
+/// f32; a NaN logit counts as an even position.
+pub(crate) fn search_value(value_logit: f32) -> f32 {
+    let l = if value_logit.is_nan() {
+        0.0
+    } else {
+        f64::from(value_logit)
+    };
+    (l * 0.5).tanh() as f32
+}
+
+/// The logits an evaluator returned, made usable: exactly one per move (missing ones 0,
+/// extra ones dropped) and finite (NaN and −∞ become a very unlikely −1e4, +∞ a very likely
+/// 1e4), so that no softmax downstream sees NaN.
+pub(crate) fn sanitized_logits(logits: &[f32], n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| match logits.get(i).copied().unwrap_or(0.0) {
+            l if l.is_finite() => l,
+            l if l == f32::INFINITY => 1e4,
+            _ => -1e4,
+        })
+        .collect()
+}

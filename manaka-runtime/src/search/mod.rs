@@ -1,0 +1,262 @@
+//! Gumbel AlphaZero search (Danihelka et al., ICLR 2022), cross-checked against DeepMind's
+//! mctx; SPEC §8 fixes the conventions and ../shared/seeds/gumbel-search-design.txt the design.
+//!
+//! The search sees networks only through [`Evaluator`]: a batch of leaves (position, legal
+//! moves) in, a value logit and one logit per legal move out. It knows nothing of shapes or
+//! devices.
+//!
+//! ```
+//! use manaka_runtime::eval::MaterialEvaluator;
+//! use manaka_runtime::search::{GumbelSearch, SearchConfig, SearchLimits};
+//! use manaka_runtime::shogi::Position;
+//!
+//! let position = Position::from_sfen("startpos").unwrap();
+//! let mut search = GumbelSearch::new(SearchConfig::default());
+//! let result = search.run(&position, &mut MaterialEvaluator, &SearchLimits::simulations(64));
+//! let best = result.best_move.unwrap();
+//! assert!(position.is_legal(best));
+//! println!("{} {} cp, pv {:?}", best.to_usi(), result.score_cp(), result.pv);
+//! ```
+//!
+//! Code map (the seed's): [`gumbel`] σ, completed Q, selection rules; [`halving`] the
+//! Sequential Halving schedule; [`tree`] nodes, edges, backup; `sequential.rs` one leaf at a
+//! time; `batched.rs` batched descents with virtual loss; [`result`] the read-out. Beside
+//! them: `descent.rs` (the descent both drivers share), [`limits`] (budget, clock, stop),
+//! [`cache`] (evaluations by position key), [`bench`] (throughput for `manaka bench`).
+//!
+//! Exact rules, before and around the network: at the root, no legal move is a loss
+//! (`NoLegalMoves`), a possible entering-king declaration wins (`DeclareWin`, under
+//! [`SearchConfig::entering_king`]), and a mate in one is returned without any inference
+//! (`MateInOne`). In the tree: no legal move is −1 for the side to move, repetition is judged
+//! against the game history the root position carries plus the path
+//! ([`Position::repetition`]), a declaration is a win, and a depth cap bounds every descent.
+
+pub mod batched;
+pub mod bench;
+pub mod cache;
+mod config;
+mod descent;
+pub mod gumbel;
+pub mod halving;
+pub mod limits;
+pub mod result;
+mod sequential;
+pub mod tree;
+
+#[cfg(test)]
+mod mctx_parity;
+#[cfg(test)]
+mod mctx_vectors;
+#[cfg(test)]
+mod tests;
+
+pub use config::{RootNoise, SearchConfig};
+pub use descent::SearchStats;
+pub use gumbel::QTransform;
+pub use halving::SequentialHalving;
+pub use limits::{SearchControl, SearchLimits};
+pub use result::{Outcome, RootMove, SearchResult, cp_from_value};
+
+use crate::eval::{Evaluation, Evaluator, Leaf};
+use crate::shogi::Position;
+use cache::EvalCache;
+use descent::SearchState;
+use result::Reporter;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tree::{NodeKind, ROOT};
+
+/// Which loop drives the descents (tests compare the two).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Driver {
+    Sequential,
+    Batched,
+}
+
+/// A reusable Gumbel search: keeps its tree memory and evaluation cache between searches.
+pub struct GumbelSearch {
+    state: SearchState,
+}
+
+impl GumbelSearch {
+    pub fn new(config: SearchConfig) -> GumbelSearch {
+        GumbelSearch {
+            state: SearchState::new(config),
+        }
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.state.config
+    }
+
+    /// Changes the settings; the evaluation cache is rebuilt only if its size changed.
+    pub fn set_config(&mut self, config: SearchConfig) {
+        if config.cache_entries != self.state.config.cache_entries {
+            self.state.cache = EvalCache::new(config.cache_entries);
+        }
+        self.state.q_transform = config.q_transform;
+        self.state.config = config;
+    }
+
+    /// Forgets cached evaluations (a new network, say).
+    pub fn clear_cache(&mut self) {
+        self.state.cache.clear();
+    }
+
+    /// Searches `position` within `limits`.
+    pub fn run(
+        &mut self,
+        position: &Position,
+        evaluator: &mut dyn Evaluator,
+        limits: &SearchLimits,
+    ) -> SearchResult {
+        let control = SearchControl::new(limits);
+        self.run_with(position, evaluator, limits, &control, &mut |_| {})
+    }
+
+    /// Searches `position`, polling `control` (stop, deadline, budget rule: another thread
+    /// may change them) and calling `progress` with a snapshot every
+    /// [`SearchLimits::report_every`].
+    pub fn run_with(
+        &mut self,
+        position: &Position,
+        evaluator: &mut dyn Evaluator,
+        limits: &SearchLimits,
+        control: &SearchControl,
+        progress: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
+        let driver = if self.state.config.batch_size > 1 {
+            Driver::Batched
+        } else {
+            Driver::Sequential
+        };
+        self.run_driver(position, evaluator, limits, control, progress, driver)
+    }
+
+    pub(crate) fn run_driver(
+        &mut self,
+        position: &Position,
+        evaluator: &mut dyn Evaluator,
+        limits: &SearchLimits,
+        control: &SearchControl,
+        progress: &mut dyn FnMut(&SearchResult),
+        driver: Driver,
+    ) -> SearchResult {
+        let state = &mut self.state;
+        state.stats = SearchStats::default();
+        state.tree.clear();
+        let moves = position.legal_moves();
+        if let Some(r) = exact_outcome(position, &moves, &state.config, control) {
+            return r;
+        }
+
+        // The root: one evaluation (or a cached one), counted as the root's first visit.
+        state.pos = position.clone();
+        let root = state.tree.add_node(NodeKind::Pending, 0.0);
+        let key = position.key();
+        let value = match state.cache.get(key, moves.len()) {
+            Some((value_logit, logits)) => {
+                let (value, logits) = (descent::search_value(value_logit), logits.to_vec());
+                state.tree.expand(root, &moves, &logits, value);
+                state.stats.cache_hits += 1;
+                f64::from(value)
+            }
+            None => {
+                let mut out = Vec::with_capacity(1);
+                evaluator.evaluate(
+                    &[Leaf {
+                        position,
+                        moves: &moves,
+                    }],
+                    &mut out,
+                );
+                state.stats.batches += 1;
+                let fallback = Evaluation::default();
+                state.expand_evaluated(root, key, &moves, out.first().unwrap_or(&fallback))
+            }
+        };
+        state.tree.backup(&[ROOT], value, false);
+        state.noise = match &state.config.noise {
+            RootNoise::Sampled { scale, seed } => {
+                gumbel::gumbel_noise(moves.len(), *scale, seed.unwrap_or_else(fresh_seed))
+            }
+            RootNoise::Fixed(g) => (0..moves.len())
+                .map(|i| g.get(i).copied().unwrap_or(0.0))
+                .collect(),
+        };
+        let considered = state.config.max_considered.min(moves.len() as u32);
+        state.schedule = SequentialHalving::new(considered, limits.simulations.max(1));
+
+        let mut reporter = Reporter::new(limits.report_every, progress);
+        let outcome = if state.config.policy_only {
+            // No simulation: the read-out then picks argmax(g + logit) and π' = prior.
+            Outcome::PolicyOnly
+        } else {
+            let budget = u64::from(limits.simulations.max(1));
+            match driver {
+                Driver::Sequential => {
+                    sequential::run(state, evaluator, budget, control, &mut reporter)
+                }
+                Driver::Batched => batched::run(state, evaluator, budget, control, &mut reporter),
+            }
+            Outcome::Searched
+        };
+        result::read(state, outcome, control.elapsed())
+    }
+}
+
+/// The root decisions taken before any inference.
+fn exact_outcome(
+    position: &Position,
+    moves: &[crate::shogi::Move],
+    config: &SearchConfig,
+    control: &SearchControl,
+) -> Option<SearchResult> {
+    let exact = |outcome, best_move: Option<crate::shogi::Move>, value: f64| {
+        let root_moves = moves
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                visits: 0,
+                logit: 0.0,
+                prior: 1.0 / moves.len() as f64,
+                q: None,
+                completed_q: if Some(mv) == best_move { value } else { 0.0 },
+                improved_policy: if Some(mv) == best_move { 1.0 } else { 0.0 },
+                gumbel: 0.0,
+            })
+            .collect();
+        Some(SearchResult {
+            outcome,
+            best_move,
+            root_value: value,
+            root_v_hat: value,
+            pv: best_move.into_iter().collect(),
+            root_moves,
+            stats: SearchStats::default(),
+            elapsed: control.elapsed(),
+        })
+    };
+    if moves.is_empty() {
+        return exact(Outcome::NoLegalMoves, None, -1.0);
+    }
+    if config
+        .entering_king
+        .is_some_and(|r| position.can_declare_win(r))
+    {
+        return exact(Outcome::DeclareWin, None, 1.0);
+    }
+    if let Some(m) = position.mate_in_one() {
+        return exact(Outcome::MateInOne, Some(m), 1.0);
+    }
+    None
+}
+
+/// A seed for searches that asked for fresh noise: a counter mixed with the clock.
+fn fresh_seed() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    gumbel::SplitMix64::new(t ^ n.rotate_left(32)).next_u64()
+}

@@ -1,0 +1,47 @@
+//! The sequential search: one descent, one evaluation (of one leaf), one backup, repeated.
+//!
+//! This is the reference behaviour; the batched search with batch size 1 must reproduce it
+//! bit for bit (tested in `tests.rs`).
+
+use super::descent::{DescentEnd, SearchState};
+use super::limits::SearchControl;
+use super::result::Reporter;
+use crate::eval::{Evaluation, Evaluator, Leaf};
+
+pub(crate) fn run(
+    state: &mut SearchState,
+    evaluator: &mut dyn Evaluator,
+    budget: u64,
+    control: &SearchControl,
+    reporter: &mut Reporter<'_>,
+) {
+    let (mut path, mut played, mut out) = (Vec::new(), Vec::new(), Vec::with_capacity(1));
+    while !control.should_stop(state.stats.simulations, 0, budget) {
+        match state.descend(&mut path, &mut played) {
+            DescentEnd::Known(v) => state.tree.backup(&path, v, false),
+            DescentEnd::Evaluate { node, moves } => {
+                let key = state.pos.key();
+                evaluator.evaluate(
+                    &[Leaf {
+                        position: &state.pos,
+                        moves: &moves,
+                    }],
+                    &mut out,
+                );
+                state.stats.batches += 1;
+                let fallback = Evaluation::default();
+                let evaluation = out.first().unwrap_or(&fallback);
+                let v = state.expand_evaluated(node, key, &moves, evaluation);
+                state.tree.backup(&path, v, false);
+            }
+            // Nothing is ever left queued between descents here.
+            DescentEnd::Queued { .. } | DescentEnd::TreeFull => {
+                state.unwind(&played);
+                break;
+            }
+        }
+        state.unwind(&played);
+        state.stats.simulations += 1;
+        reporter.tick(state, control);
+    }
+}
