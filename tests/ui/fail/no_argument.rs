@@ -1,0 +1,4 @@
+// Macro syntax: the macro needs a shape.
+manaka::manaka_net!();
+
+fn main() {}
