@@ -30,6 +30,8 @@ struct Cli {
 enum Command {
     Perft(cmd::perft::Args),
     Moves(cmd::moves::Args),
+    Shape(cmd::shape::Args),
+    Weights(cmd::weights::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Moves(args) => cmd::moves::run(args),
+        Command::Shape(args) => cmd::shape::run(args),
+        Command::Weights(args) => cmd::weights::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

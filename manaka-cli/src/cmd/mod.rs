@@ -2,6 +2,8 @@
 
 pub mod moves;
 pub mod perft;
+pub mod shape;
+pub mod weights;
 
 use anyhow::{Context, Result};
 use manaka_runtime::shogi::Position;

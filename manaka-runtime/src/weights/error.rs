@@ -46,7 +46,7 @@ pub enum WeightsError {
         source: ShapeError,
     },
 
-    #[error("weights are for shape `{found}`, but the engine loading them is `{expected}`")]
+    #[error("shape mismatch: the file holds `{found}` weights, the loader expects `{expected}`")]
     ShapeMismatch { expected: String, found: String },
 
     #[error(
