@@ -1,49 +1,65 @@
 //! Move generation benchmarks: perft on fixed positions, Manaka beside shunsai 0.1.2 (the
-//! fastest Rust shogi move generator on crates.io) in the same run.
+//! fastest Rust shogi move generator on crates.io) in the same run, both bulk-counting the
+//! last ply. `scripts/perft-vs.sh` adds fairy-stockfish to the comparison.
+
+#[path = "common/shunsai.rs"]
+mod shunsai_adapter;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use manaka::runtime::shogi::Position;
 use std::hint::black_box;
-use std::ops::ControlFlow;
 
-fn shunsai_perft(pos: &mut shunsai::Position, depth: u32) -> u64 {
-    if depth == 1 {
-        let mut n = 0u64;
-        let _ = pos.generate_moves(|s| {
-            n += s.len() as u64;
-            ControlFlow::Continue(())
-        });
-        return n;
-    }
-    let mut n = 0;
-    for m in pos.legal_moves() {
-        let u = pos.do_move(m);
-        n += shunsai_perft(pos, depth - 1);
-        pos.undo_move(m, u);
-    }
-    n
-}
+/// (name, SFEN, depth, nodes): the perft positions of issue 2.
+const CASES: &[(&str, &str, u32, u64)] = &[
+    ("startpos/4", "startpos", 4, 719_731),
+    ("startpos/5", "startpos", 5, 19_861_490),
+    (
+        "matsuri/3",
+        "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
+        3,
+        4_809_015,
+    ),
+    (
+        "max593/3",
+        "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+        3,
+        53_393_368,
+    ),
+];
 
 fn perft(c: &mut Criterion) {
     let mut g = c.benchmark_group("perft");
     g.sample_size(10);
-    g.bench_function("manaka/startpos/4", |b| {
-        let mut p = Position::startpos();
-        b.iter(|| assert_eq!(p.perft(black_box(4)), 719_731))
-    });
-    g.bench_function("shunsai/startpos/4", |b| {
-        let mut p = shunsai::Position::startpos();
-        b.iter(|| assert_eq!(shunsai_perft(&mut p, black_box(4)), 719_731))
-    });
-    g.bench_function("manaka/matsuri/2", |b| {
-        let mut p = Position::from_sfen(
-            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
-        )
-        .unwrap();
-        b.iter(|| assert_eq!(p.perft(black_box(2)), 28_684))
-    });
+    for &(name, sfen, depth, nodes) in CASES {
+        let start = Position::from_sfen(sfen).unwrap();
+        g.bench_function(format!("manaka/{name}"), |b| {
+            let mut p = start.clone();
+            b.iter(|| assert_eq!(p.perft(black_box(depth)), nodes))
+        });
+        g.bench_function(format!("shunsai/{name}"), |b| {
+            let mut p = shunsai_adapter::to_shunsai(&start);
+            b.iter(|| assert_eq!(shunsai_adapter::perft(&mut p, black_box(depth)), nodes))
+        });
+    }
     g.finish();
 }
 
-criterion_group!(benches, perft);
+/// Legal-move generation alone, into a list, on the same positions.
+fn generate(c: &mut Criterion) {
+    let mut g = c.benchmark_group("legal_moves");
+    for &(name, sfen, _, _) in CASES.iter().filter(|c| !c.0.starts_with("startpos/5")) {
+        let pos = Position::from_sfen(sfen).unwrap();
+        let name = name.split('/').next().unwrap();
+        g.bench_function(format!("manaka/{name}"), |b| {
+            b.iter(|| black_box(&pos).legal_moves().len())
+        });
+        let s = shunsai_adapter::to_shunsai(&pos);
+        g.bench_function(format!("shunsai/{name}"), |b| {
+            b.iter(|| black_box(&s).legal_moves().len())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, perft, generate);
 criterion_main!(benches);
