@@ -8,7 +8,10 @@
 //!   writer, reproducible random initialisation; [`weights::TensorSource`] for every reader.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 //! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential and batched.
+//! - [`data`]: training data — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue — readers,
+//!   writers, a USI client for labelling, random positions.
 
+pub mod data;
 pub mod eval;
 pub mod labels;
 pub mod search;
