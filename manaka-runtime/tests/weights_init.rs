@@ -7,20 +7,18 @@
 
 use manaka_runtime::weights::{TensorSource, WeightSet, init};
 use manaka_shapes::{BlockKind, PowerGroup, Shape};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
-struct Rng(u64);
+struct Rng(StdRng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn new(seed: u64) -> Rng {
+        Rng(StdRng::seed_from_u64(seed))
     }
 
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.random_range(0..n)
     }
 
     /// `k` distinct token ids below `t`.
@@ -238,7 +236,7 @@ struct Stats {
 fn evaluate(name: &str, samples: usize) -> Stats {
     let s = shape(name);
     let w = init::random_weights(&s, 2024);
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     let t = s.token_count();
     let mut stats = Stats {
         values: Vec::new(),

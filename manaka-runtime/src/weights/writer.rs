@@ -164,9 +164,32 @@ impl<W: Write> Encoder<W> {
 /// # Ok(()) }
 /// ```
 pub struct WeightWriter {
-    encoder: Option<Encoder<BufWriter<File>>>,
+    // Field order matters on drop: the file is closed before the temporary path is removed.
+    encoder: Encoder<BufWriter<File>>,
     path: PathBuf,
-    tmp: PathBuf,
+    tmp: TempPath,
+}
+
+/// A temporary file that is removed when dropped, unless [`TempPath::keep`] was called.
+struct TempPath(Option<PathBuf>);
+
+impl TempPath {
+    fn path(&self) -> &Path {
+        self.0.as_deref().unwrap_or(Path::new(""))
+    }
+
+    /// The file was renamed into place: nothing to remove.
+    fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for TempPath {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 impl WeightWriter {
@@ -179,52 +202,44 @@ impl WeightWriter {
         };
         let mut tmp_name = file_name.to_os_string();
         tmp_name.push(format!(".tmp-{}", std::process::id()));
-        let tmp = path.with_file_name(tmp_name);
-        let file = File::create(&tmp).map_err(|source| WeightsError::Io {
+        let tmp_path = path.with_file_name(tmp_name);
+        let file = File::create(&tmp_path).map_err(|source| WeightsError::Io {
             action: "create",
-            path: tmp.clone(),
+            path: tmp_path.clone(),
             source,
         })?;
-        // From here on `Drop` removes the temporary file if anything fails.
-        let mut writer = WeightWriter {
-            encoder: None,
+        // From here on the guard removes the temporary file if anything fails.
+        let tmp = TempPath(Some(tmp_path.clone()));
+        let encoder = Encoder::new(BufWriter::with_capacity(1 << 20, file), shape, tmp_path)?;
+        Ok(WeightWriter {
+            encoder,
             path: path.to_path_buf(),
-            tmp: tmp.clone(),
-        };
-        writer.encoder = Some(Encoder::new(
-            BufWriter::with_capacity(1 << 20, file),
-            shape,
             tmp,
-        )?);
-        Ok(writer)
+        })
     }
 
     /// The tensor the next values go to; `None` once every tensor is complete.
     pub fn current(&self) -> Option<&TensorSpec> {
-        self.encoder.as_ref().and_then(Encoder::current)
+        self.encoder.current()
     }
 
     /// Appends values: the rest of the current tensor, then the next ones, in table order.
     /// Slices may be of any length and may span tensor boundaries.
     pub fn write(&mut self, values: &[f32]) -> Result<(), WeightsError> {
-        match self.encoder.as_mut() {
-            Some(encoder) => encoder.write(values),
-            None => Ok(()),
-        }
+        self.encoder.write(values)
     }
 
     /// Writes a whole tensor; refused unless `name` is the next tensor of the table and
     /// `values` has exactly its length.
     pub fn write_tensor(&mut self, name: &str, values: &[f32]) -> Result<(), WeightsError> {
-        match self.encoder.as_mut() {
-            Some(encoder) => encoder.write_tensor(name, values),
-            None => Ok(()),
-        }
+        self.encoder.write_tensor(name, values)
     }
 
     /// Completes the file: trailer, flush, fsync, rename over the target, fsync the directory.
-    /// Returns the xxh64 written in the trailer.
-    pub fn finish(mut self) -> Result<u64, WeightsError> {
+    /// Returns the xxh64 written in the trailer. On any error the temporary file is removed
+    /// and the target is left as it was.
+    pub fn finish(self) -> Result<u64, WeightsError> {
+        let WeightWriter { encoder, path, tmp } = self;
         let io = |action, path: &Path| {
             let path = path.to_path_buf();
             move |source| WeightsError::Io {
@@ -233,41 +248,25 @@ impl WeightWriter {
                 source,
             }
         };
-        let Some(encoder) = self.encoder.take() else {
-            return Ok(0);
-        };
         let (buffered, digest) = encoder.finish()?;
         let file = buffered
             .into_inner()
             .map_err(|e| e.into_error())
-            .map_err(io("write", &self.tmp))?;
-        file.sync_all().map_err(io("sync", &self.tmp))?;
+            .map_err(io("write", tmp.path()))?;
+        file.sync_all().map_err(io("sync", tmp.path()))?;
         drop(file);
-        std::fs::rename(&self.tmp, &self.path).map_err(io("rename into place", &self.path))?;
+        std::fs::rename(tmp.path(), &path).map_err(io("rename into place", &path))?;
+        tmp.keep();
         // Make the rename itself durable. Directories cannot be opened on every platform, so
         // this is best effort.
-        if let Some(dir) = self.path.parent() {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
         }
-        // Renamed: there is no temporary file left for `Drop` to remove.
-        self.tmp = PathBuf::new();
         Ok(digest)
-    }
-}
-
-impl Drop for WeightWriter {
-    fn drop(&mut self) {
-        if !self.tmp.as_os_str().is_empty() {
-            self.encoder = None; // close the file first
-            let _ = std::fs::remove_file(&self.tmp);
-        }
     }
 }
 
