@@ -386,6 +386,12 @@ fn entering_king_points_and_thresholds() {
         !p.can_declare_win(EnteringKingRule::Csa27),
         "27 points are one short for Black"
     );
+    let p = pos("9/4K3+P/+P+P+P+P+P+P+P+P+P/9/9/9/9/9/8k b RB2G8P 1");
+    assert_eq!(p.entering_king_points(Color::Black).0, 30);
+    assert!(
+        !p.can_declare_win(EnteringKingRule::Jsa24),
+        "30 points are one short under the 24-point rule"
+    );
     let p = pos("9/4K3+P/+P+P+P+P+P+P+P+P+P/9/9/9/9/9/8k b RB3G8P 1");
     assert_eq!(p.entering_king_points(Color::Black).0, 31);
     assert!(
