@@ -22,7 +22,11 @@ pub fn missing_oracle(test: &str, why: &str) {
     if oracles_required() {
         panic!("{test}: oracle unavailable ({why}) and MANAKA_REQUIRE_ORACLES=1");
     }
-    eprintln!(
+    // Written to the stderr handle directly: libtest captures `eprintln!` of passing tests,
+    // and a skip should be seen.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
         "SKIPPED {test}: oracle unavailable ({why}); set MANAKA_REQUIRE_ORACLES=1 to fail instead"
     );
 }
