@@ -20,8 +20,10 @@ enum ShapeCommand {
     Info(InfoArgs),
 }
 
-/// Print a shape's canonical name, parameter count, bytes, head input width, FLOP estimate and
-/// its weight-file tensors (name, dims, order).
+/// Explain a shape: its sizes, cost and weight-file tensors.
+///
+/// Prints the canonical name, parameter count, bytes, head input width, a FLOP estimate, the
+/// blocks of the head input and the weight-file tensors (name, dims, order).
 ///
 /// A name that is not valid is refused with the rule it breaks and, where there is one, the
 /// spelling probably meant (exit status 2).

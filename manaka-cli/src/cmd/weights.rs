@@ -57,8 +57,10 @@ struct InitArgs {
     json: bool,
 }
 
-/// Verify a weight file and describe it: shape, sizes, checksum, and every tensor with its
-/// dims, offset and value statistics (min, max, mean, std).
+/// Verify a weight file and describe its tensors.
+///
+/// Prints the shape, sizes and checksum, and every tensor with its dims, offset and value
+/// statistics (min, max, mean, std).
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
     manaka weights inspect baseline.mnw\n  \
@@ -74,9 +76,11 @@ struct InspectArgs {
     json: bool,
 }
 
-/// Check a weight file completely: magic, version, shape name, every tensor record against
-/// the shape's table (name, order, dtype, rank, dims, length), 64-byte alignment, bounds,
-/// overlaps, and the xxh64 checksum of every byte.
+/// Check a weight file completely (exit 0: good, 2: refused).
+///
+/// Checks the magic, version, shape name, every tensor record against the shape's table (name,
+/// order, dtype, rank, dims, length), 64-byte alignment, bounds, overlaps, and the xxh64
+/// checksum of every byte.
 ///
 /// Prints one line and exits 0 if the file is good; otherwise prints which check failed and
 /// where (byte offset, tensor) on stderr and exits 2.
