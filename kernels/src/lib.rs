@@ -11,4 +11,4 @@
 
 pub mod cpu;
 
-pub use cpu::{Simd, SimdError};
+pub use cpu::{Simd, SimdError, add_assign, affine_batch, dot, power_update, prefetch, sub_assign};

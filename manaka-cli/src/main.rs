@@ -6,6 +6,7 @@
 //! was refused, 1 = an internal failure (a bug — please report it).
 
 mod cmd;
+use manaka_cli::engines;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -32,6 +33,7 @@ enum Command {
     Moves(cmd::moves::Args),
     Shape(cmd::shape::Args),
     Weights(cmd::weights::Args),
+    Eval(cmd::eval::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Command::Moves(args) => cmd::moves::run(args),
         Command::Shape(args) => cmd::shape::run(args),
         Command::Weights(args) => cmd::weights::run(args),
+        Command::Eval(args) => cmd::eval::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

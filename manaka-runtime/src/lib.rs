@@ -4,8 +4,12 @@
 //!   entering-king declaration, mate-in-one. Knows nothing of networks.
 //! - [`tokens`]: token spaces (native, KP, HalfKP) and move deltas (SPEC §3).
 //! - [`labels`]: dlshogi's policy move labels (SPEC §5).
+//! - [`reference`]: the reference evaluator, the oracle for every fast path (SPEC §4–6).
 //! - [`weights`]: MNW1 version 5 weight files (SPEC §7): mapped reader, atomic streaming
 //!   writer, reproducible random initialisation; [`weights::TensorSource`] for every reader.
+//! - [`network`]: the [`network::Network`] trait compiled engines implement, and its
+//!   [`eval::Evaluator`] adapter.
+//! - [`fixed`]: the fixed-size engine every `manaka_net!` expansion instantiates.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 //! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential and batched.
 //! - [`data`]: training data — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue — readers,
@@ -13,7 +17,10 @@
 
 pub mod data;
 pub mod eval;
+pub mod fixed;
 pub mod labels;
+pub mod network;
+pub mod reference;
 pub mod search;
 pub mod shogi;
 pub mod tokens;

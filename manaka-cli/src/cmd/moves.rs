@@ -1,6 +1,7 @@
 //! `manaka moves`: list the legal moves of a position.
 
 use anyhow::Result;
+use manaka_runtime::labels::move_label;
 
 /// List the legal moves of a position, in USI notation.
 ///
@@ -13,17 +14,23 @@ pub struct Args {
     /// Moves (USI) to play from the SFEN first.
     #[arg(long, num_args = 1.., value_name = "MOVE")]
     moves: Vec<String>,
-    /// Print one JSON object: {"sfen", "in_check", "moves": [{"usi"}, ...]}.
+    /// Print one JSON object: {"sfen", "in_check", "moves": [{"usi", "label"}, ...]} (label:
+    /// the dlshogi policy label, 0..2187).
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
     let pos = super::position_from(&args.sfen, &args.moves)?;
-    let mut moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_usi()).collect();
-    moves.sort();
+    let side = pos.side_to_move();
+    let mut labelled: Vec<(String, u16)> = pos.legal_moves().iter().map(|&m| (m.to_usi(), move_label(m, side))).collect();
+    labelled.sort();
+    let moves: Vec<String> = labelled.iter().map(|(m, _)| m.clone()).collect();
     if args.json {
-        let list: Vec<_> = moves.iter().map(|m| serde_json::json!({ "usi": m })).collect();
+        let list: Vec<_> = labelled
+            .iter()
+            .map(|(m, label)| serde_json::json!({ "usi": m, "label": label }))
+            .collect();
         let v = serde_json::json!({ "sfen": pos.to_sfen(), "in_check": pos.in_check(), "moves": list });
         println!("{v}");
     } else {

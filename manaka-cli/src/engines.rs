@@ -1,0 +1,75 @@
+//! The shapes compiled into the `manaka` binary — listed once, here.
+//!
+//! Each entry expands `manaka_net!` into a fixed-size engine. `manaka eval` and `manaka usi`
+//! use the compiled engine whose shape matches the weight file, and fall back to the
+//! reference evaluator (saying so) for any other valid shape. For a shape not listed here,
+//! `manaka build-engine SHAPE` builds a standalone engine binary.
+
+use manaka::manaka_net;
+use manaka::kernels::Simd;
+use manaka::runtime::fixed::FixedNetError;
+use manaka::runtime::network::Network;
+use manaka::runtime::weights::TensorSource;
+use std::sync::Arc;
+
+/// Something to do with a compiled engine, whatever its shape: `visit` is instantiated once
+/// per compiled-in shape.
+pub trait EngineVisitor {
+    type Out;
+    fn visit<N: Network>(self, engine: N) -> Self::Out;
+}
+
+macro_rules! compiled_shapes {
+    ($($module:ident = $shape:literal),* $(,)?) => {
+        $( manaka_net!($module = $shape); )*
+
+        /// Canonical names of the compiled-in shapes.
+        pub const COMPILED: &[&str] = &[$($module::SHAPE),*];
+
+        /// Runs `visitor` on the compiled engine for `source`'s shape; `None` if that shape
+        /// is not compiled in.
+        pub fn with_engine<V: EngineVisitor>(
+            source: Arc<dyn TensorSource + Send + Sync>,
+            visitor: V,
+        ) -> Option<Result<V::Out, FixedNetError>> {
+            let name = source.shape().to_string();
+            $(
+                if name == $module::SHAPE {
+                    return Some($module::from_source(source).map(|e| visitor.visit(e)));
+                }
+            )*
+            None
+        }
+
+        /// As [`with_engine`], at an explicit SIMD level instead of the detected one (the
+        /// equivalence tests and `manaka bench --simd` run every level this CPU has).
+        pub fn with_engine_simd<V: EngineVisitor>(
+            source: Arc<dyn TensorSource + Send + Sync>,
+            simd: Simd,
+            visitor: V,
+        ) -> Option<Result<V::Out, FixedNetError>> {
+            let name = source.shape().to_string();
+            $(
+                if name == $module::SHAPE {
+                    return Some($module::Engine::with_simd($module::SHAPE, source, simd).map(|e| visitor.visit(e)));
+                }
+            )*
+            None
+        }
+    };
+}
+
+compiled_shapes! {
+    pair16_d128_o3_h512 = "pair16_d128_o3_h512",
+    pair0_d128_o3_h512 = "pair0_d128_o3_h512",
+    pair16_d128_o3_h512_h232 = "pair16_d128_o3_h512_h232",
+    pair16_d128_o3_h512_m16 = "pair16_d128_o3_h512_m16",
+    pair16_d128_o3_h512_f8 = "pair16_d128_o3_h512_f8",
+    pair16_d128_o3_h512_lse4 = "pair16_d128_o3_h512_lse4",
+    pair16_d128_o3_h512_ks = "pair16_d128_o3_h512_ks",
+    pair16_d128_o3_h512_split = "pair16_d128_o3_h512_split",
+    pair0_d128_o2_h256_kp = "pair0_d128_o2_h256_kp",
+    pair0_d256_o1_h32_h232_halfkp_nnue = "pair0_d256_o1_h32_h232_halfkp_nnue",
+    pair0_d16_o1_h8_halfkp_nnue = "pair0_d16_o1_h8_halfkp_nnue",
+    pair4_d16_o2_h32 = "pair4_d16_o2_h32",
+}
