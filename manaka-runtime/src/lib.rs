@@ -12,6 +12,7 @@
 //! - [`fixed`]: the fixed-size engine every `manaka_net!` expansion instantiates.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 //! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential and batched.
+//! - [`usi`]: the USI protocol loop, generic over an evaluator factory.
 //! - [`data`]: training data — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue — readers,
 //!   writers, a USI client for labelling, random positions.
 
@@ -24,4 +25,5 @@ pub mod reference;
 pub mod search;
 pub mod shogi;
 pub mod tokens;
+pub mod usi;
 pub mod weights;

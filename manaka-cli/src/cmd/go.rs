@@ -1,0 +1,181 @@
+//! `manaka go`: one Gumbel search from the command line.
+
+use anyhow::{Context, Result, anyhow};
+use manaka_runtime::search::{
+    GumbelSearch, Outcome, RootNoise, SearchConfig, SearchLimits, SearchResult,
+};
+use manaka_runtime::usi::network;
+
+/// Search one position and print the best move, the principal variation, the root value and
+/// the top moves with their visits and improved-policy probabilities.
+///
+/// Example: `manaka go --sfen startpos --moves 7g7f 3c3d --simulations 800 --json`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Position as SFEN, or `startpos`.
+    #[arg(long, default_value = "startpos")]
+    sfen: String,
+    /// Moves (USI) to play from the SFEN first; their history counts for repetition.
+    #[arg(long, num_args = 1.., value_name = "MOVE")]
+    moves: Vec<String>,
+    /// Simulation budget (the Sequential Halving schedule's length).
+    #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..))]
+    simulations: u32,
+    /// MNW1 weight file, or `builtin:material`; the embedded default network without it.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<String>,
+    /// Moves Sequential Halving starts with.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=600))]
+    max_considered: u32,
+    /// Leaves per evaluator call (1 = sequential search).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    batch_size: u64,
+    /// Scale of the root's Gumbel noise (0 = none, as in play).
+    #[arg(long, default_value_t = 0.0)]
+    gumbel_scale: f64,
+    /// Seed for the Gumbel noise (fresh each run without it).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// How many root moves to list.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if !args.gumbel_scale.is_finite() || args.gumbel_scale < 0.0 {
+        return Err(anyhow!(
+            "--gumbel-scale must be a finite number >= 0, not {}",
+            args.gumbel_scale
+        ));
+    }
+    let position = super::position_from(&args.sfen, &args.moves)?;
+    let weights = args.weights.clone().unwrap_or_default();
+    let net = network::resolve(&weights)
+        .map_err(|e| anyhow!("{e}"))
+        .with_context(|| format!("cannot load --weights '{weights}'"))?;
+    let mut evaluator = net.factory.create();
+    let config = SearchConfig {
+        max_considered: args.max_considered,
+        batch_size: args.batch_size as usize,
+        noise: RootNoise::Sampled {
+            scale: args.gumbel_scale,
+            seed: args.seed,
+        },
+        ..SearchConfig::default()
+    };
+    let mut search = GumbelSearch::new(config);
+    let r = search.run(
+        &position,
+        evaluator.as_mut(),
+        &SearchLimits::simulations(args.simulations),
+    );
+    if args.json {
+        println!(
+            "{}",
+            to_json(&position.to_sfen(), &net.description, &r, args.top)
+        );
+    } else {
+        print_text(&position.to_sfen(), &net.description, &r, args.top);
+    }
+    Ok(())
+}
+
+fn bestmove(r: &SearchResult) -> String {
+    match (r.outcome, r.best_move) {
+        (Outcome::DeclareWin, _) => "win".to_string(),
+        (_, None) => "resign".to_string(),
+        (_, Some(m)) => m.to_usi(),
+    }
+}
+
+fn outcome_name(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Searched => "searched",
+        Outcome::PolicyOnly => "policy_only",
+        Outcome::MateInOne => "mate_in_one",
+        Outcome::DeclareWin => "declare_win",
+        Outcome::NoLegalMoves => "no_legal_moves",
+    }
+}
+
+fn to_json(sfen: &str, network: &str, r: &SearchResult, top: usize) -> serde_json::Value {
+    let moves: Vec<_> = r
+        .ranked_moves()
+        .into_iter()
+        .take(top)
+        .map(|m| {
+            serde_json::json!({
+                "usi": m.mv.to_usi(),
+                "visits": m.visits,
+                "improved_policy": m.improved_policy,
+                "prior": m.prior,
+                "logit": m.logit,
+                "q": m.q,
+                "completed_q": m.completed_q,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "sfen": sfen,
+        "network": network,
+        "bestmove": bestmove(r),
+        "outcome": outcome_name(r.outcome),
+        "pv": r.pv.iter().map(|m| m.to_usi()).collect::<Vec<_>>(),
+        "root_value": r.root_value,
+        "root_v_hat": r.root_v_hat,
+        "score_cp": r.score_cp(),
+        "simulations": r.stats.simulations,
+        "evaluations": r.stats.evaluations,
+        "nodes": r.stats.nodes,
+        "max_depth": r.stats.max_depth,
+        "elapsed_ms": r.elapsed.as_secs_f64() * 1000.0,
+        "nps": r.nps(),
+        "bytes_per_node": r.bytes_per_node(),
+        "moves": moves,
+    })
+}
+
+fn print_text(sfen: &str, network: &str, r: &SearchResult, top: usize) {
+    println!("position   {sfen}");
+    println!("network    {network}");
+    println!("bestmove   {} ({})", bestmove(r), outcome_name(r.outcome));
+    let pv: Vec<String> = r.pv.iter().map(|m| m.to_usi()).collect();
+    println!("pv         {}", pv.join(" "));
+    println!(
+        "value      {:+.4} (score cp {}), network's own {:+.4}",
+        r.root_value,
+        r.score_cp(),
+        r.root_v_hat
+    );
+    println!(
+        "search     {} simulations, {} evaluations, {} nodes, depth {}, {:.1} ms, {:.0} nps, {:.0} bytes/node",
+        r.stats.simulations,
+        r.stats.evaluations,
+        r.stats.nodes,
+        r.stats.max_depth,
+        r.elapsed.as_secs_f64() * 1000.0,
+        r.nps(),
+        r.bytes_per_node()
+    );
+    if r.root_moves.is_empty() {
+        return;
+    }
+    println!(
+        "{:<8} {:>7} {:>9} {:>9} {:>8}",
+        "move", "visits", "improved", "prior", "q"
+    );
+    for m in r.ranked_moves().into_iter().take(top) {
+        let q = m.q.map_or_else(|| "-".to_string(), |q| format!("{q:+.4}"));
+        println!(
+            "{:<8} {:>7} {:>9.4} {:>9.4} {:>8}",
+            m.mv.to_usi(),
+            m.visits,
+            m.improved_policy,
+            m.prior,
+            q
+        );
+    }
+}

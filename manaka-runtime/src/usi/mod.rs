@@ -1,0 +1,91 @@
+//! The USI protocol: the loop GUIs (ShogiHome, ShogiGUI, Shogidokoro) and match runners
+//! (cshogi) talk to. See docs/usi.md for the supported commands, the options and the time
+//! management.
+//!
+//! The loop is generic over where the network comes from: [`run`] takes a [`Loader`] that
+//! turns the `EvalFile` option into an evaluator factory; [`default_loader`] is
+//! [`network::resolve`], whose [`network::load_network`] is the plug-in point for real
+//! networks. Weights are loaded at `isready`, never at start-up.
+//!
+//! ```
+//! use manaka_runtime::usi;
+//! let input = "usi\nsetoption name EvalFile value builtin:material\nisready\n\
+//!              position startpos moves 7g7f\ngo nodes 32\nquit\n";
+//! let mut out = Vec::new();
+//! usi::run_to_string(input.as_bytes(), &mut out, usi::default_loader()).unwrap();
+//! let text = String::from_utf8(out).unwrap();
+//! assert!(text.contains("readyok") && text.contains("bestmove "));
+//! ```
+
+pub mod command;
+pub mod engine;
+pub mod info;
+pub mod network;
+pub mod options;
+pub mod time;
+
+#[cfg(test)]
+mod tests;
+
+pub use engine::{Engine, Loader, default_loader};
+pub use info::Output;
+pub use network::{LoadError, LoadedNetwork, load_network};
+pub use options::EngineOptions;
+
+use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+/// Runs the protocol until `quit` or the end of `input`, writing to `output`.
+pub fn run(
+    mut input: impl BufRead,
+    output: Box<dyn Write + Send>,
+    loader: Loader,
+) -> io::Result<()> {
+    let mut engine = Engine::new(Output::new(output), loader);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf)? == 0 {
+            engine.end_of_input();
+            return Ok(());
+        }
+        // Not UTF-8 (a Shift-JIS path, say): replaced characters, never a panic.
+        let line = String::from_utf8_lossy(&buf);
+        if !engine.handle(&line) {
+            return Ok(());
+        }
+    }
+}
+
+/// Runs the protocol with stdin and stdout (`manaka usi`).
+pub fn run_stdio(loader: Loader) -> io::Result<()> {
+    run(io::stdin().lock(), Box::new(io::stdout()), loader)
+}
+
+/// Runs the protocol on `input` and appends everything the engine wrote to `out` (tests,
+/// doc examples): the engine's output handle is shared with its search thread, so it is
+/// collected in a buffer and copied at the end.
+pub fn run_to_string(input: impl BufRead, out: &mut Vec<u8>, loader: Loader) -> io::Result<()> {
+    let buffer = SharedBuffer::default();
+    run(input, Box::new(buffer.clone()), loader)?;
+    out.extend_from_slice(&buffer.0.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(())
+}
+
+/// A `Write` into a shared byte vector.
+#[derive(Clone, Default)]
+pub struct SharedBuffer(pub Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedBuffer {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(b);
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

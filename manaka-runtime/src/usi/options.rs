@@ -1,0 +1,293 @@
+//! The engine's USI options: what `usi` announces, what `setoption` accepts, and how they
+//! become a [`SearchConfig`].
+
+use crate::search::{QTransform, RootNoise, SearchConfig, cache};
+use crate::shogi::EnteringKingRule;
+
+/// Option values (USI defaults on creation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineOptions {
+    /// Weight file, `builtin:material`, or empty for the embedded default network.
+    pub eval_file: String,
+    /// Simulation budget per move; 0 = as many as the clock allows.
+    pub simulations: u32,
+    pub max_considered: u32,
+    pub batch_size: usize,
+    pub virtual_loss: u32,
+    pub policy_only: bool,
+    pub gumbel_scale: f64,
+    pub c_visit: f64,
+    pub c_scale: f64,
+    pub q_rescale: bool,
+    /// Evaluator threads (each evaluates a share of a batch).
+    pub threads: usize,
+    /// Search memory in MiB: three quarters for the tree, a quarter for cached evaluations.
+    pub hash_mb: usize,
+    pub ponder: bool,
+    /// Milliseconds kept in reserve for communication on every move.
+    pub move_overhead_ms: u64,
+    pub entering_king: Option<EnteringKingRule>,
+    pub max_depth: u16,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            eval_file: String::new(),
+            simulations: 0,
+            max_considered: 16,
+            batch_size: 1,
+            virtual_loss: 1,
+            policy_only: false,
+            gumbel_scale: 0.0,
+            c_visit: 50.0,
+            c_scale: 1.0,
+            q_rescale: false,
+            threads: 1,
+            hash_mb: 256,
+            ponder: false,
+            move_overhead_ms: 100,
+            entering_king: Some(EnteringKingRule::Csa27),
+            max_depth: 128,
+        }
+    }
+}
+
+/// The combo values of `EnteringKingRule`.
+const EK_CSA27: &str = "CSARule27";
+const EK_JSA24: &str = "JSARule24";
+const EK_NONE: &str = "NoEnteringKing";
+
+impl EngineOptions {
+    /// The `option name … type …` lines answered to `usi`.
+    pub fn usi_lines(&self) -> Vec<String> {
+        let d = EngineOptions::default();
+        let ek = match d.entering_king {
+            Some(EnteringKingRule::Csa27) => EK_CSA27,
+            Some(EnteringKingRule::Jsa24) => EK_JSA24,
+            None => EK_NONE,
+        };
+        let check = |b: bool| if b { "true" } else { "false" };
+        vec![
+            "option name EvalFile type string default <empty>".to_string(),
+            format!(
+                "option name Simulations type spin default {} min 0 max 100000000",
+                d.simulations
+            ),
+            format!(
+                "option name MaxConsidered type spin default {} min 1 max 600",
+                d.max_considered
+            ),
+            format!(
+                "option name BatchSize type spin default {} min 1 max 4096",
+                d.batch_size
+            ),
+            format!(
+                "option name VirtualLoss type spin default {} min 0 max 100",
+                d.virtual_loss
+            ),
+            format!(
+                "option name PolicyOnly type check default {}",
+                check(d.policy_only)
+            ),
+            format!(
+                "option name GumbelScale type string default {}",
+                d.gumbel_scale
+            ),
+            format!("option name CVisit type string default {}", d.c_visit),
+            format!("option name CScale type string default {}", d.c_scale),
+            format!(
+                "option name QRescale type check default {}",
+                check(d.q_rescale)
+            ),
+            format!(
+                "option name Threads type spin default {} min 1 max 256",
+                d.threads
+            ),
+            format!(
+                "option name USI_Hash type spin default {} min 1 max 1048576",
+                d.hash_mb
+            ),
+            format!(
+                "option name USI_Ponder type check default {}",
+                check(d.ponder)
+            ),
+            format!(
+                "option name MoveOverhead type spin default {} min 0 max 10000",
+                d.move_overhead_ms
+            ),
+            format!(
+                "option name EnteringKingRule type combo default {ek} var {EK_CSA27} var {EK_JSA24} var {EK_NONE}"
+            ),
+            format!(
+                "option name MaxDepth type spin default {} min 1 max 1024",
+                d.max_depth
+            ),
+        ]
+    }
+
+    /// Applies `setoption name <name> value <value>`. Names are case-insensitive (USI GUIs
+    /// differ). The error says what was wrong and what is accepted.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let value = value.trim();
+        match name.to_ascii_lowercase().as_str() {
+            "evalfile" => {
+                self.eval_file = if value == "<empty>" {
+                    String::new()
+                } else {
+                    value.to_string()
+                }
+            }
+            "simulations" => self.simulations = spin(name, value, 0, 100_000_000)? as u32,
+            "maxconsidered" => self.max_considered = spin(name, value, 1, 600)? as u32,
+            "batchsize" => self.batch_size = spin(name, value, 1, 4096)? as usize,
+            "virtualloss" => self.virtual_loss = spin(name, value, 0, 100)? as u32,
+            "policyonly" => self.policy_only = check(name, value)?,
+            "gumbelscale" => self.gumbel_scale = real(name, value, 0.0, 100.0)?,
+            "cvisit" => self.c_visit = real(name, value, 0.0, 1e6)?,
+            "cscale" => self.c_scale = real(name, value, 0.0, 1e6)?,
+            "qrescale" => self.q_rescale = check(name, value)?,
+            "threads" => self.threads = spin(name, value, 1, 256)? as usize,
+            "usi_hash" => self.hash_mb = spin(name, value, 1, 1_048_576)? as usize,
+            "usi_ponder" => self.ponder = check(name, value)?,
+            "moveoverhead" => self.move_overhead_ms = spin(name, value, 0, 10_000)? as u64,
+            "enteringkingrule" => {
+                self.entering_king = match value {
+                    v if v.eq_ignore_ascii_case(EK_CSA27) => Some(EnteringKingRule::Csa27),
+                    v if v.eq_ignore_ascii_case(EK_JSA24) => Some(EnteringKingRule::Jsa24),
+                    v if v.eq_ignore_ascii_case(EK_NONE) => None,
+                    _ => {
+                        return Err(format!(
+                            "{name} must be {EK_CSA27}, {EK_JSA24} or {EK_NONE}, not '{value}'"
+                        ));
+                    }
+                }
+            }
+            "maxdepth" => self.max_depth = spin(name, value, 1, 1024)? as u16,
+            _ => {
+                return Err(format!(
+                    "unknown option '{name}' (see the option list answered to 'usi')"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The tree's share of `USI_Hash`.
+    pub fn tree_bytes(&self) -> usize {
+        self.hash_mb.saturating_mul(1 << 20) / 4 * 3
+    }
+
+    /// The search settings these options describe.
+    pub fn search_config(&self) -> SearchConfig {
+        let cache_bytes = self.hash_mb.saturating_mul(1 << 20) / 4;
+        SearchConfig {
+            max_considered: self.max_considered,
+            q_transform: QTransform {
+                c_visit: self.c_visit,
+                c_scale: self.c_scale,
+                rescale: self.q_rescale,
+            },
+            noise: RootNoise::Sampled {
+                scale: self.gumbel_scale,
+                seed: None,
+            },
+            batch_size: self.batch_size,
+            virtual_loss: self.virtual_loss,
+            max_depth: self.max_depth,
+            entering_king: self.entering_king,
+            policy_only: self.policy_only,
+            cache_entries: cache_bytes / cache::APPROX_ENTRY_BYTES,
+            max_tree_bytes: self.tree_bytes(),
+            ..SearchConfig::default()
+        }
+    }
+}
+
+fn spin(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
+    match value.parse::<i64>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{name} must be an integer from {min} to {max}, not '{value}'"
+        )),
+    }
+}
+
+fn real(name: &str, value: &str, min: f64, max: f64) -> Result<f64, String> {
+    match value.parse::<f64>() {
+        Ok(v) if v.is_finite() && (min..=max).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{name} must be a number from {min} to {max}, not '{value}'"
+        )),
+    }
+}
+
+fn check(name: &str, value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{name} must be true or false, not '{value}'")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_announced_option_is_accepted_with_its_default() {
+        let mut o = EngineOptions::default();
+        for line in o.clone().usi_lines() {
+            let rest = line.strip_prefix("option name ").unwrap();
+            let (name, rest) = rest.split_once(" type ").unwrap();
+            let default = rest
+                .split(" default ")
+                .nth(1)
+                .unwrap()
+                .split(" min ")
+                .next()
+                .unwrap();
+            let default = default.split(" var ").next().unwrap();
+            o.set(name, default)
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert!(line.is_ascii());
+        }
+        assert_eq!(o, EngineOptions::default());
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_a_reason() {
+        let mut o = EngineOptions::default();
+        assert!(o.set("Simulations", "-1").unwrap_err().contains("0 to"));
+        assert!(o.set("GumbelScale", "nan").is_err());
+        assert!(
+            o.set("USI_Ponder", "yes")
+                .unwrap_err()
+                .contains("true or false")
+        );
+        assert!(
+            o.set("NoSuchOption", "1")
+                .unwrap_err()
+                .contains("unknown option")
+        );
+        assert!(o.set("EnteringKingRule", "x").is_err());
+        o.set("usi_hash", "64").unwrap();
+        o.set("GUMBELSCALE", "1.5").unwrap();
+        o.set("EnteringKingRule", "JSARule24").unwrap();
+        o.set("EvalFile", "/tmp/some file.mnw").unwrap();
+        assert_eq!(o.hash_mb, 64);
+        assert_eq!(o.gumbel_scale, 1.5);
+        assert_eq!(o.entering_king, Some(EnteringKingRule::Jsa24));
+        assert_eq!(o.eval_file, "/tmp/some file.mnw");
+        let c = o.search_config();
+        assert_eq!(c.max_tree_bytes, 48 << 20);
+        assert!(c.cache_entries > 10_000);
+        assert_eq!(
+            c.noise,
+            RootNoise::Sampled {
+                scale: 1.5,
+                seed: None
+            }
+        );
+    }
+}

@@ -1,0 +1,350 @@
+//! Protocol tests, in process: an [`Engine`] fed line by line, its output collected.
+
+use super::*;
+use crate::eval::MaterialEvaluator;
+use crate::shogi::Position;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+struct Session {
+    engine: Engine,
+    buffer: SharedBuffer,
+}
+
+impl Session {
+    fn new() -> Session {
+        Session::with_loader(default_loader())
+    }
+
+    fn with_loader(loader: Loader) -> Session {
+        let buffer = SharedBuffer::default();
+        let engine = Engine::new(Output::new(Box::new(buffer.clone())), loader);
+        let mut s = Session { engine, buffer };
+        s.send("setoption name EvalFile value builtin:material");
+        s
+    }
+
+    fn send(&mut self, line: &str) -> bool {
+        self.engine.handle(line)
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8(self.buffer.0.lock().unwrap().clone()).unwrap()
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.text().lines().map(str::to_string).collect()
+    }
+
+    /// Waits (at most 10 s) until a line starting with `prefix` appears after `skip` lines.
+    fn wait_for(&self, prefix: &str, skip: usize) -> String {
+        let start = Instant::now();
+        loop {
+            if let Some(l) = self
+                .lines()
+                .into_iter()
+                .skip(skip)
+                .find(|l| l.starts_with(prefix))
+            {
+                return l;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no '{prefix}' in:\n{}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn bestmoves(&self) -> Vec<String> {
+        self.lines()
+            .into_iter()
+            .filter(|l| l.starts_with("bestmove"))
+            .collect()
+    }
+}
+
+fn after(sfen: &str, moves: &[&str]) -> Position {
+    let mut p = Position::from_sfen(sfen).unwrap();
+    p.play_usi_moves(moves.iter().copied()).unwrap();
+    p
+}
+
+fn assert_clean_output(text: &str) {
+    for l in text.lines() {
+        assert!(l.is_ascii(), "non-ASCII line: {l}");
+        if l.starts_with("info") && l.contains(" score ") {
+            assert!(l.contains(" pv "), "a scored info line without pv: {l}");
+        }
+    }
+}
+
+/// The move of a `bestmove` line, checked legal in `position`.
+fn legal_bestmove(line: &str, position: &Position) -> String {
+    let m = line.split_whitespace().nth(1).unwrap().to_string();
+    assert!(
+        position.parse_usi_move(&m).is_ok(),
+        "illegal bestmove {m} in {}",
+        position.to_sfen()
+    );
+    m
+}
+
+#[test]
+fn handshake_announces_options() {
+    let mut s = Session::new();
+    s.send("usi");
+    let text = s.text();
+    assert!(text.starts_with("id name Manaka"));
+    for name in [
+        "EvalFile",
+        "Simulations",
+        "MaxConsidered",
+        "BatchSize",
+        "VirtualLoss",
+        "PolicyOnly",
+        "GumbelScale",
+        "CVisit",
+        "CScale",
+        "Threads",
+        "USI_Hash",
+        "USI_Ponder",
+        "EnteringKingRule",
+    ] {
+        assert!(
+            text.contains(&format!("option name {name} type ")),
+            "{name}"
+        );
+    }
+    assert!(text.trim_end().ends_with("usiok"));
+    assert_clean_output(&text);
+}
+
+#[test]
+fn weights_load_at_isready_not_at_start() {
+    let loads = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = loads.clone();
+    let loader: Loader = Box::new(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        Ok(LoadedNetwork {
+            factory: MaterialEvaluator::factory(),
+            description: "counted".into(),
+        })
+    });
+    let mut s = Session::with_loader(loader);
+    s.send("usi");
+    assert_eq!(loads.load(Ordering::SeqCst), 0);
+    s.send("isready");
+    assert_eq!(loads.load(Ordering::SeqCst), 1);
+    assert!(s.text().contains("info string counted\nreadyok"));
+    // Ready again with the same EvalFile: nothing reloaded.
+    s.send("isready");
+    assert_eq!(loads.load(Ordering::SeqCst), 1);
+    s.send("setoption name EvalFile value other");
+    s.send("isready");
+    assert_eq!(loads.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn bad_eval_file_falls_back_with_a_message() {
+    let mut s = Session::new();
+    s.send("setoption name EvalFile value /no/such/net.mnw");
+    s.send("isready");
+    let text = s.text();
+    assert!(
+        text.contains("info string error: EvalFile '/no/such/net.mnw' could not be loaded"),
+        "{text}"
+    );
+    assert!(text.contains("info string EvalFile not set"), "{text}");
+    assert!(text.trim_end().ends_with("readyok"));
+    s.send("position startpos");
+    s.send("go nodes 16");
+    let b = s.wait_for("bestmove", 0);
+    legal_bestmove(&b, &Position::startpos());
+}
+
+#[test]
+fn malformed_input_is_answered_not_fatal() {
+    let mut s = Session::new();
+    for line in [
+        "fly",
+        "go sideways",
+        "go btime",
+        "setoption",
+        "setoption name Simulations value lots",
+        "setoption name NoSuch value 1",
+        "position",
+        "position sfen nonsense b - 1",
+        "position startpos moves 7g7f 7g7f",
+        "\u{ff}\u{fe} garbage",
+    ] {
+        assert!(s.send(line), "{line}");
+    }
+    let text = s.text();
+    assert_eq!(
+        text.lines().count(),
+        10,
+        "one info string per bad line:\n{text}"
+    );
+    assert!(
+        text.lines().all(|l| l.starts_with("info string error: ")),
+        "{text}"
+    );
+    assert!(text.contains("move 2 of the list"));
+    // After a refused position, go answers resign (never an illegal move).
+    s.send("go nodes 8");
+    assert_eq!(s.wait_for("bestmove", 0), "bestmove resign");
+    // A good position makes it play again.
+    s.send("position startpos moves 7g7f");
+    s.send("go nodes 8");
+    let b = s.wait_for("bestmove", s.lines().len() - 1);
+    legal_bestmove(&b, &after("startpos", &["7g7f"]));
+    assert_clean_output(&s.text());
+}
+
+#[test]
+fn go_nodes_plays_a_legal_move_with_info() {
+    let mut s = Session::new();
+    s.send("isready");
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go nodes 64");
+    let b = s.wait_for("bestmove", 0);
+    let p = after("startpos", &["7g7f", "3c3d"]);
+    legal_bestmove(&b, &p);
+    let text = s.text();
+    let info = text.lines().rfind(|l| l.starts_with("info depth")).unwrap();
+    assert!(
+        info.contains(" nodes 64 ") && info.contains(" score cp ") && info.contains(" pv "),
+        "{info}"
+    );
+    assert_clean_output(&text);
+}
+
+#[test]
+fn go_infinite_waits_for_stop() {
+    let mut s = Session::new();
+    s.send("position startpos");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(150));
+    assert!(s.bestmoves().is_empty(), "bestmove before stop");
+    let t = Instant::now();
+    s.send("stop");
+    let b = s.wait_for("bestmove", 0);
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "stop took {:?}",
+        t.elapsed()
+    );
+    legal_bestmove(&b, &Position::startpos());
+    s.send("isready");
+    assert_eq!(s.bestmoves().len(), 1);
+    assert_clean_output(&s.text());
+}
+
+#[test]
+fn go_infinite_with_a_finished_search_still_waits() {
+    // A tiny budget that cannot grow: mate in one is found at once, but bestmove waits.
+    let mut s = Session::new();
+    s.send("position sfen 4k4/9/4G4/9/9/9/9/9/4K4 b G 1");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(s.bestmoves().is_empty());
+    assert!(s.text().contains("score mate 1 pv G*5b"), "{}", s.text());
+    s.send("stop");
+    assert_eq!(s.wait_for("bestmove", 0), "bestmove G*5b");
+}
+
+#[test]
+fn ponder_then_ponderhit_or_stop() {
+    let mut s = Session::new();
+    s.send("setoption name USI_Ponder value true");
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder btime 0 wtime 0 byoyomi 300");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(s.bestmoves().is_empty(), "no bestmove while pondering");
+    let t = Instant::now();
+    s.send("ponderhit");
+    let b = s.wait_for("bestmove", 0);
+    assert!(
+        t.elapsed() < Duration::from_millis(1000),
+        "ponderhit then {:?}",
+        t.elapsed()
+    );
+    let p = after("startpos", &["7g7f", "3c3d"]);
+    legal_bestmove(&b, &p);
+    assert!(b.contains(" ponder "), "{b}");
+    // Ponder miss: stop answers a bestmove; gameover while pondering answers none.
+    let n = s.lines().len();
+    s.send("go ponder btime 0 wtime 0 byoyomi 300");
+    std::thread::sleep(Duration::from_millis(50));
+    s.send("stop");
+    s.wait_for("bestmove", n);
+    let n = s.bestmoves().len();
+    s.send("go ponder btime 0 wtime 0 byoyomi 300");
+    std::thread::sleep(Duration::from_millis(50));
+    s.send("gameover lose");
+    s.send("isready");
+    assert_eq!(s.bestmoves().len(), n, "no bestmove after gameover");
+}
+
+#[test]
+fn byoyomi_is_respected() {
+    let mut s = Session::new();
+    s.send("setoption name Simulations value 100000000");
+    s.send("isready");
+    s.send("position startpos");
+    let t = Instant::now();
+    s.send("go btime 0 wtime 0 byoyomi 300");
+    let b = s.wait_for("bestmove", 0);
+    let took = t.elapsed();
+    assert!(took < Duration::from_millis(300), "took {took:?}");
+    assert!(
+        took >= Duration::from_millis(150),
+        "used the byoyomi: {took:?}"
+    );
+    legal_bestmove(&b, &Position::startpos());
+}
+
+#[test]
+fn exact_answers_resign_win_and_mate() {
+    let mut s = Session::new();
+    s.send("position sfen 4k4/4G4/4G4/9/9/9/9/9/4K4 w - 1");
+    s.send("go byoyomi 100");
+    assert_eq!(s.wait_for("bestmove", 0), "bestmove resign");
+    let n = s.lines().len();
+    s.send("position sfen RRBBGGGGK/SS7/9/9/9/9/9/9/4k4 b 2P 1");
+    s.send("go byoyomi 100");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove win");
+    let n = s.lines().len();
+    s.send("setoption name EnteringKingRule value NoEnteringKing");
+    s.send("go nodes 8");
+    assert_ne!(s.wait_for("bestmove", n), "bestmove win");
+    assert_clean_output(&s.text());
+}
+
+#[test]
+fn piped_commands_get_their_bestmove_at_end_of_input() {
+    let input = "setoption name EvalFile value builtin:material\nposition startpos\ngo nodes 200\n";
+    let mut out = Vec::new();
+    run_to_string(input.as_bytes(), &mut out, default_loader()).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains(" nodes 200 "), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("bestmove")).count(),
+        1
+    );
+}
+
+#[test]
+fn threads_and_batches() {
+    let mut s = Session::new();
+    s.send("setoption name Threads value 2");
+    s.send("setoption name BatchSize value 8");
+    s.send("isready");
+    assert!(s.text().contains("readyok"));
+    s.send("position startpos");
+    s.send("go nodes 200");
+    let b = s.wait_for("bestmove", 0);
+    legal_bestmove(&b, &Position::startpos());
+}
