@@ -437,7 +437,8 @@ fn mate_in_one_finds_legal_mates_only() {
 
 #[test]
 fn impossible_positions_are_refused_with_a_named_reason() {
-    let cases: &[(&str, fn(&SfenError) -> bool)] = &[
+    type Expect = fn(&SfenError) -> bool;
+    let cases: &[(&str, Expect)] = &[
         ("", |e| matches!(e, SfenError::Empty)),
         ("4k4/9/9/9/9/9/9/9/4K4", |e| {
             matches!(e, SfenError::FieldCount { .. })

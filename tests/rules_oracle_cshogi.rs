@@ -285,12 +285,12 @@ fn check_position(
         _ => {}
     }
     // cshogi's fast mate search, where it finds something, must agree with the exhaustive one.
-    if let Some(c) = fact["cmate"].as_str() {
-        if !mates.contains(c) {
-            report.fail(format!(
-                "{ctx}: oracle inconsistency: cshogi's mate_move_in_1ply {c} not in {mates:?}"
-            ));
-        }
+    if let Some(c) = fact["cmate"].as_str()
+        && !mates.contains(c)
+    {
+        report.fail(format!(
+            "{ctx}: oracle inconsistency: cshogi's mate_move_in_1ply {c} not in {mates:?}"
+        ));
     }
 
     for (got, key) in [
