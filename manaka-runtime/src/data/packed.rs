@@ -512,6 +512,40 @@ mod tests {
         assert_eq!(h(Color::White, HandKind::Gold), c(0b10111, 5));
     }
 
+    /// Arbitrary bytes (and single-bit corruptions of a valid packing) decode to a position
+    /// or an error, never a panic; whatever decodes can be packed again.
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let start = Position::startpos();
+        for packing in [Packing::Hcp, Packing::PackedSfen] {
+            let good = encode(packing, &start).unwrap();
+            for bit in 0..256 {
+                let mut b = good;
+                b[bit / 8] ^= 1 << (bit % 8);
+                if let Ok(p) = decode(packing, &b, 1) {
+                    assert_eq!(
+                        encode(packing, &p).map(|e| decode(packing, &e, 1).is_ok()),
+                        Ok(true)
+                    );
+                }
+            }
+            for _ in 0..20_000 {
+                let mut b = [0u8; 32];
+                for chunk in b.chunks_mut(8) {
+                    chunk.copy_from_slice(&next().to_le_bytes());
+                }
+                let _ = decode(packing, &b, 1);
+            }
+        }
+    }
+
     #[test]
     fn refuses_incomplete_sets_and_bad_bytes() {
         let tsume = Position::from_sfen("8k/9/8P/9/9/9/9/9/K8 b G 1").unwrap();
