@@ -9,30 +9,16 @@
 //! can be generated in pieces ([`write_random`]) with the same result as all at once
 //! ([`random_weights`]). Hand-written, because `rand`'s `StdRng` may change between versions.
 //!
-//! **Distributions** (SPEC §4–§6; `A = 40` active tokens, `P = A(A−1)/2 = 780` active pairs).
+//! **Distributions** ([`distribution`]; the table with the reasoning is in docs/weights.md).
 //! They are chosen so that every valid shape gives finite, non-degenerate outputs on random
-//! weights: each aggregate block has raw RMS about 1 (so `ks` scalars and the raw field term of
-//! the policy stay near 0), hidden units are He-initialised (about half active), value logits
-//! have standard deviation about 0.5 and policy logits about 1.
-//!
-//! | tensor | distribution | why |
-//! |---|---|---|
-//! | `embed` (Manaka) | U(−0.4, 0.4) | e_k = O(√C(40,k) · 0.23^k): 0.07..1.5 for k ≤ 8, far from f32 limits |
-//! | `embed` (`nnue`) | U(±√3 · 0.5/√40) | the sum of 40 rows has std 0.5 … |
-//! | `embed.bias` | U(0.4, 0.6) | … around 0.5, the middle of clip's [0, 1] |
-//! | `pair`, linear channels | U(±√(3/P)) | the sum of P rows has RMS 1 |
-//! | `pair`, the last `lse` channels | U(0.5/P, 1.5/P) | they hold exp(x) > 0; their sum is about 1, so ln(sum) is about 0 |
-//! | `moment.proj` | U(±√(3/A)) | diagonal of Σvvᵀ averages 1 |
-//! | `field` | U(±√(3/A)) | field values have RMS 1 |
-//! | `norm.*` | 1 | plain RMS normalisation |
-//! | `w1`, `w2` | U(±√(6/fan_in)) | He: pre-activations have variance 2 |
-//! | `b1`, `b2`, `value.b`, `policy.b` | U(±0.01) | small |
-//! | `value.w` | U(±√(0.75/last)) (`nnue`: U(±√(3/last))) | value logit std ≈ 0.4 (clipped units are smaller) |
-//! | `policy.w` | U(±√(3/last)) (`nnue`: U(±√(12/last))) | policy logit std ≈ 1 |
-//! | `policy.from` | U(±0.25) | a small piece/origin preference |
-//! | `policy.field` | U(±√(0.75/f)) | the field term has std ≈ 0.5 |
+//! weights, with `A = 40` active tokens and `P = 780` active pairs as the typical counts: each
+//! aggregate block has raw RMS about 1 (so `ks` scalars and the raw field term of the policy
+//! stay near 0, and power sums stay far from f32 limits), the lse channels of the pair table are
+//! positive (they hold exp(x), SPEC §4) and sum to about 1, norm gains are 1, hidden layers are
+//! He-initialised (about half the units active), biases are U(±0.01), value logits have standard
+//! deviation about 0.4 and policy logits about 1. `tests/weights_init.rs` checks this with an
+//! independent forward pass.
 
-use super::WeightSet;
 use super::error::WeightsError;
 use super::writer::WeightWriter;
 use manaka_shapes::{Shape, TYPICAL_ACTIVE_TOKENS, TensorSpec};
@@ -71,12 +57,16 @@ pub fn distribution(shape: &Shape, spec: &TensorSpec) -> Distribution {
     let last = shape.last_hidden().max(1) as f64;
     let small = symmetric(0.01);
     match spec.name.as_str() {
+        // NNUE: the sum of 40 rows has std 0.5, around a bias of 0.5, the middle of clip's [0, 1].
         "embed" if shape.nnue => symmetric(3f64.sqrt() * 0.5 / active.sqrt()),
-        "embed" => symmetric(0.4),
         "embed.bias" => Distribution::Uniform { lo: 0.4, hi: 0.6 },
+        // e_k of 40 tokens is about √C(40,k)·0.23^k: 0.07 … 1.5 for k <= 8.
+        "embed" => symmetric(0.4),
         "pair" => {
             let width = u64::from(shape.pair);
             let lse = u64::from(shape.lse.unwrap_or(0));
+            // Linear channels: the sum of 780 rows has RMS 1. Lse channels hold exp(x) > 0
+            // and sum to about 1, so that ln(sum) is about 0 and varies with the position.
             let a = (3.0 / pairs).sqrt() as f32;
             Distribution::PairColumns {
                 width,
@@ -85,9 +75,12 @@ pub fn distribution(shape: &Shape, spec: &TensorSpec) -> Distribution {
                 lse: ((0.5 / pairs) as f32, (1.5 / pairs) as f32),
             }
         }
+        // Σvvᵀ has a diagonal averaging 1; field values have RMS 1.
         "moment.proj" | "field" => symmetric((3.0 / active).sqrt()),
+        // He: pre-activations of variance 2, about half the units active.
         "w1" => symmetric((6.0 / shape.input_width().max(1) as f64).sqrt()),
         "w2" => symmetric((6.0 / f64::from(shape.h.max(1))).sqrt()),
+        // Value logit std about 0.4, policy logit std about 1; clipped NNUE units are smaller.
         "value.w" if shape.nnue => symmetric((3.0 / last).sqrt()),
         "value.w" => symmetric((0.75 / last).sqrt()),
         "policy.w" if shape.nnue => symmetric((12.0 / last).sqrt()),
