@@ -59,7 +59,7 @@ fn incremental_equals_refresh_along_random_games() {
     for (si, s) in shapes.iter().enumerate() {
         let sh = shape(s);
         let net = net_of(init::random_weights(&sh, 11 + si as u64));
-        let games = 50;
+        let games = 60;
         for g in 0..games {
             let mut pos = if g % 5 == 0 {
                 Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1").unwrap()
