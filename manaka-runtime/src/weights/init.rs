@@ -19,6 +19,7 @@
 //! deviation about 0.4 and policy logits about 1. `tests/weights_init.rs` checks this with an
 //! independent forward pass.
 
+use super::WeightSet;
 use super::error::WeightsError;
 use super::writer::WeightWriter;
 use manaka_shapes::{Shape, TYPICAL_ACTIVE_TOKENS, TensorSpec};
