@@ -135,6 +135,8 @@ def run_case(name, sfen, simulations, considered, depth, c_visit, c_scale, resca
     # the second half (policies.py).
     _, gumbel_rng = jax.random.split(key)
     gumbel = gumbel_scale * jax.random.gumbel(gumbel_rng, shape=(1, num_actions), dtype=jnp.float32)
+    # σ(completedQ) at the root, as mctx's search used it (qtransform on the final tree).
+    sigma = np.asarray(jax.vmap(qtransform, in_axes=[0, None])(out.search_tree, 0)[0])
     visits = np.asarray(out.search_tree.summary().visit_counts[0])
     weights = np.asarray(out.action_weights[0])
     action = int(out.action[0])
@@ -152,6 +154,7 @@ def run_case(name, sfen, simulations, considered, depth, c_visit, c_scale, resca
         gumbel=[float(g) for g in np.asarray(gumbel[0])[:n]],
         visits=[int(v) for v in visits[:n]],
         weights=[float(w) for w in weights[:n]],
+        sigma=[float(x) for x in sigma[:n]],
         action=root_moves[action],
     )
 
@@ -200,6 +203,7 @@ def main():
         w("        gumbel: %s,\n" % rust_f64_list(c["gumbel"]))
         w("        visits: &[%s],\n" % ", ".join(str(v) for v in c["visits"]))
         w("        weights: %s,\n" % rust_f64_list(c["weights"]))
+        w("        sigma: %s,\n" % rust_f64_list(c["sigma"]))
         w('        action: "%s",\n' % c["action"])
         w("    },\n")
     w("];\n")

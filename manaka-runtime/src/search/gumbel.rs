@@ -22,20 +22,11 @@ pub fn sigma(q: f64, max_visits: f64, c_visit: f64, c_scale: f64) -> f64 {
 
 /// Numerically stable softmax (the maximum is subtracted first), written into `out`.
 /// An empty input gives an empty output.
+/// All −∞ (or NaN) inputs give the uniform distribution rather than NaN.
 pub fn softmax(logits: &[f64], out: &mut Vec<f64>) {
     out.clear();
-    let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !max.is_finite() {
-        // All −∞ (or NaN): fall back to uniform rather than NaN.
-        let n = logits.len().max(1) as f64;
-        out.extend(logits.iter().map(|_| 1.0 / n));
-        return;
-    }
-    out.extend(logits.iter().map(|&l| (l - max).exp()));
-    let sum: f64 = out.iter().sum();
-    for p in out.iter_mut() {
-        *p /= sum;
-    }
+    out.extend_from_slice(logits);
+    softmax_in_place(out);
 }
 
 /// The mixed value `v_mix`, the paper's Appendix D estimate of the node's value under the
@@ -153,8 +144,27 @@ impl QTransform {
 /// The improved policy `π' = softmax(logits + σ(completedQ))` (the paper §4), over the
 /// node's legal moves only. mctx: `policies.gumbel_muzero_policy`'s `action_weights`.
 pub fn improved_policy(logits: &[f64], sigma_q: &[f64], out: &mut Vec<f64>) {
-    let mixed: Vec<f64> = logits.iter().zip(sigma_q).map(|(l, s)| l + s).collect();
-    softmax(&mixed, out);
+    out.clear();
+    out.extend(logits.iter().zip(sigma_q).map(|(l, s)| l + s));
+    softmax_in_place(out);
+}
+
+/// [`softmax`] overwriting its input.
+pub fn softmax_in_place(values: &mut [f64]) {
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !max.is_finite() {
+        let n = values.len().max(1) as f64;
+        values.iter_mut().for_each(|v| *v = 1.0 / n);
+        return;
+    }
+    let mut sum = 0.0;
+    for v in values.iter_mut() {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    for v in values.iter_mut() {
+        *v /= sum;
+    }
 }
 
 /// The floor mctx puts under root scores (`seq_halving.score_considered`'s `low_logit`),

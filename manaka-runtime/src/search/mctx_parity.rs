@@ -6,7 +6,8 @@
 //! rescaling), depth-1 (bandit) and deeper trees, with and without Gumbel noise, and several
 //! (simulations, considered) settings: (32, 16), (64, 30 of 32), (50, 8), (17, 4),
 //! (100, 16), (200, 16). mctx computes in f32 and Manaka in f64, so the improved policy is
-//! compared to 1e-4; visit counts and the chosen move must be equal.
+//! compared to 1e-4 and σ(completedQ) at the root to a relative 1e-4; visit counts and the
+//! chosen move must be equal.
 
 use super::mctx_vectors::CASES;
 use super::*;
@@ -27,6 +28,8 @@ pub(super) struct MctxCase {
     pub gumbel: &'static [f64],
     pub visits: &'static [u32],
     pub weights: &'static [f64],
+    /// σ(completedQ) at the root after the search (mctx's `qtransform` on the final tree).
+    pub sigma: &'static [f64],
     pub action: &'static str,
 }
 
@@ -119,6 +122,15 @@ fn gumbel_search_matches_mctx() {
                     m.visits, case.visits[i],
                     "{}: visits of {}",
                     case.name, case.moves[i]
+                );
+                // f32 in mctx: relative tolerance on σ, which grows with the visit count.
+                assert!(
+                    (m.sigma_q - case.sigma[i]).abs() <= 1e-4 * (1.0 + case.sigma[i].abs()),
+                    "{}: sigma(completedQ) of {}: {} vs mctx {}",
+                    case.name,
+                    case.moves[i],
+                    m.sigma_q,
+                    case.sigma[i]
                 );
                 assert!(
                     (m.improved_policy - case.weights[i]).abs() < 1e-4,

@@ -221,6 +221,7 @@ fn exact_outcome(
                 prior: 1.0 / moves.len() as f64,
                 q: None,
                 completed_q: if Some(mv) == best_move { value } else { 0.0 },
+                sigma_q: 0.0,
                 improved_policy: if Some(mv) == best_move { 1.0 } else { 0.0 },
                 gumbel: 0.0,
             })

@@ -45,6 +45,8 @@ pub struct RootMove {
     pub q: Option<f64>,
     /// Q completed with the mixed value for unvisited moves.
     pub completed_q: f64,
+    /// σ(completedQ) (after the optional rescaling): what the search adds to the logit.
+    pub sigma_q: f64,
     /// The improved policy `π'`, the training target.
     pub improved_policy: f64,
     /// The Gumbel noise the move received.
@@ -185,6 +187,7 @@ pub(crate) fn read(state: &mut SearchState, outcome: Outcome, elapsed: Duration)
             prior: v.prior[i],
             q: (v.visits[i] > 0.0).then_some(v.q[i]),
             completed_q: v.completed[i],
+            sigma_q: v.sigma[i],
             improved_policy: v.improved[i],
             gumbel: state.noise[i],
         })

@@ -399,17 +399,14 @@ impl Engine {
             simulations = simulations.min(FORCED_MOVE_SIMULATIONS);
         }
         // An estimated budget may be wrong: the hard limit guards the clock. With the speed
-        // unknown (first move), the soft target does.
-        let time_limit = plan.map(|p| {
-            if self.options.simulations == 0 && go.nodes.is_none() && nps.is_none() {
-                p.soft
-            } else {
-                p.hard
-            }
-        });
+        // unknown (the first timed move), the default budget is laid out and the search runs
+        // on past it until the soft target.
+        let calibrating =
+            plan.is_some() && self.options.simulations == 0 && go.nodes.is_none() && nps.is_none();
+        let time_limit = plan.map(|p| if calibrating { p.soft } else { p.hard });
         let limits = SearchLimits {
             simulations,
-            stop_at_budget: !open_ended,
+            stop_at_budget: !open_ended && !calibrating,
             time_limit: if open_ended { None } else { time_limit },
             report_every: Some(INFO_EVERY),
         };
@@ -481,7 +478,7 @@ impl SearchJob {
         }
         // Speed for the next budget (simulations per second, smoothed).
         let secs = r.elapsed.as_secs_f64();
-        if r.stats.simulations >= 32 && secs >= 0.01 {
+        if r.stats.simulations >= 32 && secs >= 0.002 {
             let now = r.stats.simulations as f64 / secs;
             let mut nps = self.nps.lock().unwrap_or_else(|e| e.into_inner());
             *nps = Some(nps.map_or(now, |old| 0.5 * old + 0.5 * now));
