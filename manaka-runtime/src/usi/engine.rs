@@ -72,7 +72,8 @@ impl Shared {
 }
 
 struct Running {
-    handle: JoinHandle<Worker>,
+    /// The worker comes back unless the search failed.
+    handle: JoinHandle<Option<Worker>>,
     shared: Arc<Shared>,
 }
 
@@ -209,12 +210,11 @@ impl Engine {
     fn join(&mut self) {
         if let Some(r) = self.running.take() {
             match r.handle.join() {
-                Ok(w) => self.worker = Some(w),
-                Err(_) => {
-                    // A panic inside an evaluator, say: the evaluator is gone, rebuild it.
-                    self.out
-                        .info_string("error: the search thread failed; reloading the network");
+                Ok(Some(w)) => self.worker = Some(w),
+                _ => {
+                    // The search failed (it answered already): rebuild the evaluator.
                     self.net = None;
+                    self.worker = None;
                 }
             }
         }
@@ -356,8 +356,15 @@ impl Engine {
         let spawned = std::thread::Builder::new()
             .name("manaka-search".into())
             .spawn(move || {
-                job.run(&mut worker, &position);
-                worker
+                // A panic inside an evaluator must not leave the GUI waiting for a bestmove.
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    job.run(&mut worker, &position);
+                }));
+                if run.is_err() {
+                    job.fail(&position);
+                    return None;
+                }
+                Some(worker)
             });
         match spawned {
             Ok(handle) => self.running = Some(Running { handle, shared }),
@@ -426,6 +433,22 @@ struct SearchJob {
 }
 
 impl SearchJob {
+    /// After a failed search: says so and still answers a legal move (the first legal one),
+    /// or `resign` without one, unless silenced or already answered.
+    fn fail(&self, position: &Position) {
+        self.out
+            .info_string("error: the search failed; answering the first legal move");
+        self.shared.wait_released();
+        let silent = self.shared.silent.load(Ordering::SeqCst);
+        if self.shared.answered.swap(true, Ordering::SeqCst) || silent {
+            return;
+        }
+        match position.legal_moves().first() {
+            Some(m) => self.out.line(&format!("bestmove {}", m.to_usi())),
+            None => self.out.line("bestmove resign"),
+        }
+    }
+
     fn hashfull(&self, r: &SearchResult) -> u32 {
         (r.stats.tree_bytes.saturating_mul(1000) / self.tree_bytes.max(1) as u64) as u32
     }

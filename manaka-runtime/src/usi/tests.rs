@@ -348,3 +348,37 @@ fn threads_and_batches() {
     let b = s.wait_for("bestmove", 0);
     legal_bestmove(&b, &Position::startpos());
 }
+
+#[test]
+fn a_failing_evaluator_still_gets_a_legal_answer() {
+    use crate::eval::{Evaluation, Evaluator, FnFactory, Leaf};
+    struct Broken;
+    impl Evaluator for Broken {
+        fn name(&self) -> String {
+            "broken".into()
+        }
+        fn evaluate(&mut self, _: &[Leaf<'_>], _: &mut Vec<Evaluation>) {
+            panic!("deliberate evaluator failure (test)");
+        }
+    }
+    let loads = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = loads.clone();
+    let loader: Loader = Box::new(move |_| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        let factory = FnFactory::new("broken", || Box::new(Broken) as Box<dyn Evaluator>);
+        Ok(LoadedNetwork {
+            factory: std::sync::Arc::new(factory),
+            description: "broken".into(),
+        })
+    });
+    let mut s = Session::with_loader(loader);
+    s.send("isready");
+    s.send("position startpos");
+    s.send("go nodes 16");
+    let b = s.wait_for("bestmove", 0);
+    legal_bestmove(&b, &Position::startpos());
+    assert!(s.text().contains("info string error: the search failed"));
+    // The evaluator is rebuilt for the next search.
+    s.send("isready");
+    assert_eq!(loads.load(Ordering::SeqCst), 2);
+}
