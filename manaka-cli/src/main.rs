@@ -34,6 +34,7 @@ enum Command {
     Shape(cmd::shape::Args),
     Weights(cmd::weights::Args),
     Eval(cmd::eval::Args),
+    Bench(cmd::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         Command::Shape(args) => cmd::shape::run(args),
         Command::Weights(args) => cmd::weights::run(args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -129,18 +129,22 @@ struct Replay<'a> {
     batch_all: bool,
 }
 
+/// Where an evaluation was made, for failure messages.
+struct Spot<'a> {
+    net: &'a str,
+    how: &'static str,
+    game: usize,
+    ply: usize,
+}
+
 impl Replay<'_> {
-    fn check(
-        &self,
-        net_name: &str,
-        how: &str,
-        g: usize,
-        ply: usize,
-        pos: &Position,
-        got: &Evaluation,
-        want: &Output,
-        stats: &mut Stats,
-    ) {
+    fn check(spot: Spot<'_>, pos: &Position, got: &Evaluation, want: &Output, stats: &mut Stats) {
+        let Spot {
+            net: net_name,
+            how,
+            game: g,
+            ply,
+        } = spot;
         let at = || {
             format!(
                 "{net_name} ({how}), game {g} ply {ply}, sfen {}",
@@ -209,16 +213,13 @@ impl EngineVisitor for Replay<'_> {
                 net.evaluate_batch(&batch, &mut out);
                 assert_eq!(out.len(), batch.len(), "{name}: one evaluation per leaf");
                 for ((ply, p, _, _), got) in pending.iter().zip(&out) {
-                    self.check(
-                        &name,
-                        "batch",
-                        g,
-                        *ply,
-                        p,
-                        got,
-                        &game.reference[*ply],
-                        stats,
-                    );
+                    let spot = Spot {
+                        net: &name,
+                        how: "batch",
+                        game: g,
+                        ply: *ply,
+                    };
+                    Self::check(spot, p, got, &game.reference[*ply], stats);
                 }
                 pending.clear();
             };
@@ -231,7 +232,18 @@ impl EngineVisitor for Replay<'_> {
                         moves: &legal,
                     },
                 );
-                self.check(&name, "single", g, ply, &pos, &got, want, &mut stats);
+                Self::check(
+                    Spot {
+                        net: &name,
+                        how: "single",
+                        game: g,
+                        ply,
+                    },
+                    &pos,
+                    &got,
+                    want,
+                    &mut stats,
+                );
                 stats.positions += 1;
                 if self.batch_all || g % 5 == 0 {
                     pending.push((ply, pos.clone(), legal, state.clone()));

@@ -1,5 +1,6 @@
 //! One module per subcommand, plus the error reporting they share.
 
+pub mod bench;
 pub mod eval;
 pub mod moves;
 pub mod perft;

@@ -1,0 +1,471 @@
+//! `manaka bench`: speed of the compiled-in engines, one row per shape.
+//!
+//! Weights are random (`weights::init`, seed 1, in memory): speed does not depend on the
+//! values, and a benchmark needs no weight file. Positions come from one reproducible random
+//! game. Every figure is the fastest of several timed rounds (the minimum is the estimate
+//! least disturbed by other work on the machine), so a short run is already stable.
+//!
+//! What the columns measure (all per position, one core):
+//! - `update_ns`: one incremental accumulator update, averaged over the moves of the game;
+//! - `head_ns`: the head for the value alone (norms, W1, [W2], value), batch of one;
+//! - `policy_ns`: what scoring every legal move adds to that (about 80 moves here);
+//! - `evals_per_s`: full incremental evaluations per second, 1 / (update + head + policy);
+//! - `speedup_vs_reference`: the reference evaluator's time for the same evaluation (it
+//!   rebuilds the accumulators, then head and policy, in f64) over the engine's;
+//! - `batch_head_ns`: `head_ns` when 16 leaves share one pass over W1 (the batched search);
+//! - `refresh_ns`: rebuilding both accumulators from scratch;
+//! - `w1_stream_ns`: a streaming dot product over a buffer of W1's size at the same SIMD
+//!   level, i.e. the bandwidth floor of a batch-of-one head (see docs/benchmarks.md).
+
+use crate::engines::{self, COMPILED, EngineVisitor};
+use anyhow::{Context, Result, bail};
+use manaka::kernels::{self, Simd};
+use manaka::runtime::eval::Leaf;
+use manaka::runtime::network::{Network, StateLeaf};
+use manaka::runtime::reference::ReferenceNet;
+use manaka::runtime::shogi::{Move, MoveEffect, Position};
+use manaka::runtime::weights::{TensorSource, init};
+use manaka::shapes::Shape;
+use std::hint::black_box;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Measure the compiled engines: update, head, policy, batched head, full evaluations per
+/// second and the speed-up over the reference evaluator, one row per shape.
+///
+/// Uses random weights (speed does not depend on the values). Progress goes to stderr; the
+/// table (or, with --json, one JSON object) to stdout.
+///
+/// Example: `manaka bench --shapes pair16_d128_o3_h512,pair4_d16_o2_h32 --json`
+#[derive(clap::Args)]
+pub struct Args {
+    /// Comma-separated shapes to measure (default: every compiled-in shape; `manaka shape
+    /// list` shows them).
+    #[arg(long, value_delimiter = ',', value_name = "SHAPE,...")]
+    shapes: Vec<String>,
+    /// SIMD level: scalar, avx2 or avx512 (default: the best this CPU has, or MANAKA_SIMD).
+    #[arg(long, value_name = "LEVEL")]
+    simd: Option<String>,
+    /// Seconds spent measuring each quantity of each shape.
+    #[arg(long, default_value_t = 0.25, value_name = "SECONDS")]
+    time: f64,
+    /// Print one JSON object {"simd", "clock_ghz", "rows": [{shape, params, bytes, ...}]}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One shape's figures.
+#[derive(Clone, Debug)]
+struct Row {
+    shape: String,
+    params: u64,
+    bytes: u64,
+    simd: Simd,
+    update_ns: f64,
+    head_ns: f64,
+    policy_ns: f64,
+    batch_head_ns: f64,
+    refresh_ns: f64,
+    reference_ns: f64,
+    w1_bytes: u64,
+    w1_stream_ns: f64,
+    peak_rss_bytes: Option<u64>,
+}
+
+impl Row {
+    fn eval_ns(&self) -> f64 {
+        self.update_ns + self.head_ns + self.policy_ns
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "shape": self.shape,
+            "params": self.params,
+            "bytes": self.bytes,
+            "simd": self.simd.name(),
+            "update_ns": round1(self.update_ns),
+            "head_ns": round1(self.head_ns),
+            "policy_ns": round1(self.policy_ns),
+            "evals_per_s": self.eval_ns().recip() * 1e9,
+            "speedup_vs_reference": self.reference_ns / self.eval_ns(),
+            "batch_head_ns": round1(self.batch_head_ns),
+            "refresh_ns": round1(self.refresh_ns),
+            "reference_ns": round1(self.reference_ns),
+            "w1_bytes": self.w1_bytes,
+            "w1_stream_ns": round1(self.w1_stream_ns),
+            "peak_rss_bytes": self.peak_rss_bytes,
+        })
+    }
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if !(args.time > 0.0 && args.time <= 60.0) {
+        bail!("--time {} is out of range (0 < seconds <= 60)", args.time);
+    }
+    let simd = match &args.simd {
+        Some(name) => Simd::by_name(name)
+            .map_err(anyhow::Error::msg)
+            .context("bad --simd")?,
+        None => match Simd::from_env() {
+            Some(r) => r.map_err(anyhow::Error::msg).context("bad MANAKA_SIMD")?,
+            None => Simd::detect(),
+        },
+    };
+    let names: Vec<String> = if args.shapes.is_empty() {
+        COMPILED.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.shapes.clone()
+    };
+    let mut shapes = Vec::with_capacity(names.len());
+    for name in &names {
+        let shape =
+            Shape::parse(name.trim()).with_context(|| format!("bad --shapes entry '{name}'"))?;
+        if !COMPILED.contains(&shape.to_string().as_str()) {
+            bail!(
+                "shape {shape} is not compiled into this binary (compiled: {}); `manaka build-engine {shape}` builds an engine for it",
+                COMPILED.join(", ")
+            );
+        }
+        shapes.push(shape);
+    }
+
+    let game = Game::random(200, 0x5eed);
+    let budget = Duration::from_secs_f64(args.time);
+    let clock_ghz = measure_clock_ghz();
+    progress(format_args!(
+        "bench: {} shape(s) at {simd}, ~{clock_ghz:.2} GHz, {:.2} s per figure",
+        shapes.len(),
+        args.time
+    ));
+    let mut rows = Vec::with_capacity(shapes.len());
+    for shape in &shapes {
+        progress(format_args!(
+            "bench: {shape}: random weights ({} MB)",
+            shape.bytes() >> 20
+        ));
+        let source: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(shape, 1));
+        progress(format_args!("bench: {shape}: measuring"));
+        let reference_ns = measure_reference(&source, &game, budget)?;
+        let figures = engines::with_engine_simd(
+            source.clone(),
+            simd,
+            Measure {
+                game: &game,
+                budget,
+            },
+        )
+        .context("shape listed as compiled but has no engine")?
+        .context("cannot build the compiled engine")?;
+        let w1_bytes = 4 * shape.input_width() * u64::from(shape.h);
+        let row = Row {
+            shape: shape.to_string(),
+            params: shape.param_count(),
+            bytes: shape.bytes(),
+            simd,
+            update_ns: figures.update_ns,
+            head_ns: figures.head_ns,
+            policy_ns: figures.policy_ns,
+            batch_head_ns: figures.batch_head_ns,
+            refresh_ns: figures.refresh_ns,
+            reference_ns,
+            w1_bytes,
+            w1_stream_ns: stream_ns(simd, (w1_bytes / 4) as usize, budget),
+            peak_rss_bytes: peak_rss_bytes(),
+        };
+        drop(source);
+        progress(format_args!(
+            "bench: {shape}: {:.0} evals/s, {:.1}x the reference",
+            row.eval_ns().recip() * 1e9,
+            row.reference_ns / row.eval_ns()
+        ));
+        rows.push(row);
+    }
+
+    if args.json {
+        let v = serde_json::json!({
+            "simd": simd.name(),
+            "clock_ghz": round1(clock_ghz * 100.0) / 100.0,
+            "weights": "random (init seed 1)",
+            "rows": rows.iter().map(Row::json).collect::<Vec<_>>(),
+        });
+        println!("{v}");
+    } else {
+        print_table(&rows, simd, clock_ghz);
+    }
+    Ok(())
+}
+
+fn progress(args: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stderr(), "{args}");
+}
+
+fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
+    println!(
+        "simd {simd}, ~{clock_ghz:.2} GHz, random weights; times in ns per position, one core"
+    );
+    println!(
+        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>8} {:>9} {:>8}",
+        "shape",
+        "params",
+        "MB",
+        "update",
+        "head",
+        "policy",
+        "evals/s",
+        "x reference",
+        "batch16",
+        "refresh",
+        "w1 stream",
+        "RSS MB"
+    );
+    for r in rows {
+        println!(
+            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>8.0} {:>9.0} {:>8}",
+            r.shape,
+            r.params,
+            r.bytes as f64 / 1e6,
+            r.update_ns,
+            r.head_ns,
+            r.policy_ns,
+            r.eval_ns().recip() * 1e9,
+            r.reference_ns / r.eval_ns(),
+            r.batch_head_ns,
+            r.refresh_ns,
+            r.w1_stream_ns,
+            r.peak_rss_bytes
+                .map_or("-".to_string(), |b| (b >> 20).to_string()),
+        );
+    }
+}
+
+/// A reproducible random game: its positions, legal moves and move effects.
+struct Game {
+    /// `positions[i]` is the position before `moves[i]`; one more at the end.
+    positions: Vec<Position>,
+    legal: Vec<Vec<Move>>,
+    effects: Vec<MoveEffect>,
+}
+
+impl Game {
+    fn random(plies: usize, seed: u64) -> Game {
+        let mut x = seed | 1;
+        let mut pos = Position::startpos();
+        let mut game = Game {
+            positions: vec![],
+            legal: vec![],
+            effects: vec![],
+        };
+        while game.effects.len() < plies {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                // Mate: start again from the start position (the game needs `plies` moves).
+                pos = Position::startpos();
+                continue;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let m = legal[(x % legal.len() as u64) as usize];
+            let mut before = pos.clone();
+            before.clear_history();
+            game.positions.push(before);
+            game.legal.push(legal);
+            game.effects.push(pos.do_move(m));
+        }
+        let mut last = pos;
+        last.clear_history();
+        game.positions.push(last);
+        game
+    }
+}
+
+/// Times `f` (which does `per_call` operations) in rounds until `budget` is spent; returns
+/// nanoseconds per operation in the fastest round.
+fn time_ns(budget: Duration, per_call: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    // Calibrate: calls per round so that a round takes about a tenth of the budget.
+    let round = budget / 10;
+    let mut calls = 1usize;
+    loop {
+        let t = Instant::now();
+        for _ in 0..calls {
+            f();
+        }
+        if t.elapsed() >= round / 4 || calls >= 1 << 24 {
+            break;
+        }
+        calls *= 2;
+    }
+    let start = Instant::now();
+    let mut best = f64::INFINITY;
+    while start.elapsed() < budget || best.is_infinite() {
+        let t = Instant::now();
+        for _ in 0..calls {
+            f();
+        }
+        best = best.min(t.elapsed().as_secs_f64() * 1e9 / (calls * per_call) as f64);
+    }
+    best
+}
+
+/// The reference evaluator as `ReferenceEvaluator` runs it: accumulators from scratch, head
+/// and policy over the legal moves, in f64.
+fn measure_reference(
+    source: &Arc<dyn TensorSource + Send + Sync>,
+    game: &Game,
+    budget: Duration,
+) -> Result<f64> {
+    let net = ReferenceNet::new(source.clone()).map_err(anyhow::Error::msg)?;
+    let mut i = 0;
+    Ok(time_ns(budget, 1, || {
+        let k = i % game.legal.len();
+        black_box(net.evaluate_position(&game.positions[k], &game.legal[k]));
+        i += 7;
+    }))
+}
+
+struct Figures {
+    update_ns: f64,
+    head_ns: f64,
+    policy_ns: f64,
+    batch_head_ns: f64,
+    refresh_ns: f64,
+}
+
+struct Measure<'a> {
+    game: &'a Game,
+    budget: Duration,
+}
+
+impl EngineVisitor for Measure<'_> {
+    type Out = Figures;
+
+    fn visit<N: Network>(self, net: N) -> Figures {
+        let game = self.game;
+        let budget = self.budget;
+        let n = game.effects.len();
+        // The incremental state of every position of the game.
+        let mut states = Vec::with_capacity(n + 1);
+        let mut state = net.new_state(&game.positions[0]);
+        states.push(state.clone());
+        for (effect, after) in game.effects.iter().zip(&game.positions[1..]) {
+            net.update(&mut state, effect, after);
+            states.push(state.clone());
+        }
+
+        // The whole game's updates from the start position; the one copy of the start state
+        // per pass is a small part of a pass of 200 updates.
+        let update_ns = time_ns(budget, n, || {
+            let mut s = states[0].clone();
+            for (effect, after) in game.effects.iter().zip(&game.positions[1..]) {
+                net.update(&mut s, effect, after);
+            }
+            black_box(&s);
+        });
+        let mut scratch = states[0].clone();
+        let mut i = 0;
+        let refresh_ns = time_ns(budget, 1, || {
+            net.refresh(&mut scratch, &game.positions[i % n]);
+            black_box(&scratch);
+            i += 1;
+        });
+        let mut i = 0;
+        let head_ns = time_ns(budget, 1, || {
+            let k = i % n;
+            black_box(net.evaluate(
+                &states[k],
+                Leaf {
+                    position: &game.positions[k],
+                    moves: &[],
+                },
+            ));
+            i += 1;
+        });
+        let mut i = 0;
+        let full_ns = time_ns(budget, 1, || {
+            let k = i % n;
+            black_box(net.evaluate(
+                &states[k],
+                Leaf {
+                    position: &game.positions[k],
+                    moves: &game.legal[k],
+                },
+            ));
+            i += 1;
+        });
+        const BATCH: usize = 16;
+        let mut out = Vec::with_capacity(BATCH);
+        let mut i = 0;
+        let batch_head_ns = time_ns(budget, BATCH, || {
+            let batch: Vec<StateLeaf<'_, N::State>> = (0..BATCH)
+                .map(|j| {
+                    let k = (i + j) % n;
+                    StateLeaf {
+                        state: &states[k],
+                        leaf: Leaf {
+                            position: &game.positions[k],
+                            moves: &[],
+                        },
+                    }
+                })
+                .collect();
+            net.evaluate_batch(&batch, &mut out);
+            black_box(&out);
+            i += BATCH;
+        });
+        Figures {
+            update_ns,
+            head_ns,
+            policy_ns: (full_ns - head_ns).max(0.0),
+            batch_head_ns,
+            refresh_ns,
+        }
+    }
+}
+
+/// Time to read `len` f32 values once with the SIMD dot product (the buffer stays warm in
+/// whatever cache level holds it, as W1 does between evaluations).
+fn stream_ns(simd: Simd, len: usize, budget: Duration) -> f64 {
+    const CHUNK: usize = 4096;
+    let len = len.div_ceil(CHUNK) * CHUNK;
+    let a = vec![[1.0f32; CHUNK]; len / CHUNK];
+    let x = [0.5f32; CHUNK];
+    time_ns(budget, 1, || {
+        let mut s = 0.0;
+        for row in &a {
+            s += kernels::dot::<CHUNK>(simd, row, &x);
+        }
+        black_box(s);
+    })
+}
+
+/// The core clock, estimated from a chain of dependent one-cycle integer operations
+/// (rotate, xor): there are no cycle counters in this VM, and the roofline needs cycles.
+fn measure_clock_ghz() -> f64 {
+    const N: u64 = 50_000_000;
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut x = black_box(0x1234_5678_9abc_def0u64);
+        for _ in 0..N {
+            x = x.rotate_left(1) ^ 0x9e37_79b9;
+        }
+        black_box(x);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    // Two dependent one-cycle operations per iteration.
+    2.0 * N as f64 / best / 1e9
+}
+
+/// The process's peak resident set (Linux `VmHWM`), after this shape's weights were made.
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
