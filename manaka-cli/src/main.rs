@@ -35,6 +35,8 @@ enum Command {
     Weights(cmd::weights::Args),
     Eval(cmd::eval::Args),
     Bench(cmd::bench::Args),
+    Label(cmd::label::Args),
+    Positions(cmd::positions::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +51,8 @@ fn main() -> ExitCode {
         Command::Weights(args) => cmd::weights::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::Label(args) => cmd::label::run(args),
+        Command::Positions(args) => cmd::positions::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,8 +2,10 @@
 
 pub mod bench;
 pub mod eval;
+pub mod label;
 pub mod moves;
 pub mod perft;
+pub mod positions;
 pub mod shape;
 pub mod weights;
 

@@ -7,6 +7,10 @@
 //! - [`hcpe3`]: dlshogi's HCPE3 game records (start position, moves, evals, candidates with
 //!   visit counts).
 //! - [`io`]: atomic file writes and the errors that name the record and byte offset.
+//! - [`usi_client`]: a USI engine client (handshake, options, timed searches) for
+//!   labelling positions with another engine's score and best move.
+//! - [`random`]: a seeded SplitMix64 and random positions from playouts.
+//! - [`sources`]: positions to label from SFEN lines, HCPE3 games, HCPE or PSV records.
 //!
 //! Every reader validates what it reads (positions decode to legal positions, moves are
 //! legal) and refuses bad input with an error, never a panic. Every writer writes a
@@ -17,7 +21,10 @@ mod bits;
 pub mod hcpe3;
 pub mod io;
 pub mod packed;
+pub mod random;
 pub mod records;
+pub mod sources;
+pub mod usi_client;
 
 pub use hcpe3::{
     Candidate, GameOutcome, Hcpe3Game, Hcpe3Move, eval_from_value, eval_from_win_probability,

@@ -382,3 +382,37 @@ fn a_failing_evaluator_still_gets_a_legal_answer() {
     s.send("isready");
     assert_eq!(loads.load(Ordering::SeqCst), 2);
 }
+
+#[test]
+fn movetime_and_depth() {
+    let mut s = Session::new();
+    s.send("setoption name Simulations value 100000000");
+    s.send("position startpos");
+    let t = Instant::now();
+    s.send("go movetime 300");
+    let b = s.wait_for("bestmove", 0);
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(150) && took < Duration::from_millis(300),
+        "{took:?}"
+    );
+    legal_bestmove(&b, &Position::startpos());
+    // go depth caps the tree.
+    let n = s.lines().len();
+    s.send("setoption name Simulations value 2000");
+    s.send("go depth 2");
+    s.wait_for("bestmove", n);
+    let info = s
+        .lines()
+        .into_iter()
+        .rfind(|l| l.starts_with("info depth"))
+        .unwrap();
+    let seldepth: u32 = info
+        .split_whitespace()
+        .skip_while(|w| *w != "seldepth")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(seldepth <= 2, "{info}");
+}

@@ -1,0 +1,278 @@
+//! `manaka label`: teacher data from any USI engine's score and best move.
+
+use anyhow::{Context, Result, anyhow, bail};
+use manaka_runtime::data::records::{GameResult, HcpeRecord, PsvRecord, Record};
+use manaka_runtime::data::sources::{
+    SourceFormat, SourcePosition, read_positions, result_for_side,
+};
+use manaka_runtime::data::usi_client::{BestMove, Limit, UsiClient};
+use manaka_runtime::data::write_records;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Label positions with a USI engine's score and best move, as HCPE or PackedSfenValue.
+///
+/// Every position is sent alone (`position sfen …`, no game history) and searched with
+/// `go depth D` or `go nodes N`. Scores are the engine's, from the side to move: centipawns
+/// clamped to ±30000; a mate in n plies is stored as 32000 − n, being mated in n as
+/// −(32000 − n). Positions without a legal move, and positions where the engine resigns or
+/// declares a win (no move to store), are skipped and counted. The game result field is
+/// the result of the game the position came from where the input records one (HCPE3, HCPE,
+/// PSV), else a draw / 0.
+///
+/// Example: `manaka label --engine /usr/games/fairy-stockfish --depth 10 --positions
+/// pos.sfen --out pos.hcpe --threads 2`
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("limit").required(true).args(["depth", "nodes"])))]
+pub struct Args {
+    /// The engine command: a program and its arguments, separated by spaces.
+    #[arg(long, value_name = "CMD")]
+    engine: String,
+    /// Engine option, sent as `setoption name NAME value VALUE` (repeatable).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Search depth per position (`go depth D`).
+    #[arg(long, value_name = "D")]
+    depth: Option<u32>,
+    /// Search nodes per position (`go nodes N`).
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// Positions: SFEN lines (`manaka positions`), HCPE3 games, HCPE or PSV records.
+    #[arg(long, value_name = "FILE")]
+    positions: PathBuf,
+    /// How to read --positions (auto: by extension .hcpe3, .hcpe, .psv/.bin, else SFEN lines).
+    #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
+    positions_format: InputFormat,
+    /// Output file (written atomically).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Output format: HCPE (cshogi, 38-byte records) or YaneuraOu PackedSfenValue (40 bytes).
+    #[arg(long, value_enum, default_value_t = OutFormat::Hcpe)]
+    format: OutFormat,
+    /// Engines run side by side, one process each.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
+    /// Seconds the engine may take to start, set options and answer isready.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    timeout: f64,
+    /// Seconds one search may take before the engine is told to stop.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    search_timeout: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum InputFormat {
+    Auto,
+    Sfen,
+    Hcpe3,
+    Hcpe,
+    Psv,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum OutFormat {
+    Hcpe,
+    Psv,
+}
+
+enum Labelled {
+    Hcpe(HcpeRecord),
+    Psv(PsvRecord),
+    Skipped,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let mut words = args.engine.split_whitespace().map(str::to_string);
+    let program = words.next().ok_or_else(|| anyhow!("--engine is empty"))?;
+    let engine_args: Vec<String> = words.collect();
+    let options = args
+        .options
+        .iter()
+        .map(|o| match o.split_once('=') {
+            Some((n, v)) if !n.trim().is_empty() => {
+                Ok((n.trim().to_string(), v.trim().to_string()))
+            }
+            _ => Err(anyhow!("--option '{o}' is not NAME=VALUE")),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let limit = match (args.depth, args.nodes) {
+        (Some(d), _) => Limit::Depth(d),
+        (None, Some(n)) => Limit::Nodes(n),
+        (None, None) => bail!("give --depth or --nodes"),
+    };
+    for (name, secs) in [
+        ("--timeout", args.timeout),
+        ("--search-timeout", args.search_timeout),
+    ] {
+        if !(secs.is_finite() && secs > 0.0) {
+            bail!("{name} must be a positive number of seconds");
+        }
+    }
+    let format = match args.positions_format {
+        InputFormat::Auto => SourceFormat::from_path(&args.positions),
+        InputFormat::Sfen => SourceFormat::Sfen,
+        InputFormat::Hcpe3 => SourceFormat::Hcpe3,
+        InputFormat::Hcpe => SourceFormat::Hcpe,
+        InputFormat::Psv => SourceFormat::Psv,
+    };
+    let positions = read_positions(&args.positions, format).context("reading --positions")?;
+    if positions.is_empty() {
+        bail!("{} holds no positions", args.positions.display());
+    }
+
+    let total = positions.len();
+    let threads = (args.threads as usize).min(total);
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let abort = AtomicBool::new(false);
+    let results: Mutex<Vec<Option<Labelled>>> = Mutex::new((0..total).map(|_| None).collect());
+    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let search_timeout = Duration::from_secs_f64(args.search_timeout);
+    let start = Instant::now();
+    let mut engine_name = String::new();
+    let names: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let work = || -> Result<()> {
+                    let mut engine = UsiClient::start(&program, &engine_args, &options, timeout)?;
+                    engine.new_game()?;
+                    if let Ok(mut n) = names.lock() {
+                        n.push(engine.name().to_string());
+                    }
+                    while !abort.load(Ordering::Relaxed) {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(src) = positions.get(i) else { break };
+                        let labelled =
+                            label_one(&mut engine, src, limit, search_timeout, args.format)
+                                .with_context(|| {
+                                    format!("position {} ({})", i + 1, src.position.to_sfen())
+                                })?;
+                        if let Ok(mut r) = results.lock() {
+                            r[i] = Some(labelled);
+                        }
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                    engine.quit();
+                    Ok(())
+                };
+                if let Err(e) = work() {
+                    abort.store(true, Ordering::Relaxed);
+                    if let Ok(mut f) = first_error.lock() {
+                        f.get_or_insert(e);
+                    }
+                }
+            });
+        }
+        // Progress on stderr while the workers run.
+        let tty = std::io::stderr().is_terminal();
+        let every = if tty {
+            Duration::from_millis(500)
+        } else {
+            Duration::from_secs(10)
+        };
+        let mut last = Instant::now();
+        loop {
+            let d = done.load(Ordering::Relaxed);
+            if d >= total
+                || abort.load(Ordering::Relaxed)
+                || next.load(Ordering::Relaxed) >= total + threads
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            if last.elapsed() >= every {
+                last = Instant::now();
+                let rate = d as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                if tty {
+                    eprint!("\rlabel: {d}/{total} positions, {rate:.1}/s   ");
+                } else {
+                    eprintln!("label: {d}/{total} positions, {rate:.1}/s");
+                }
+            }
+        }
+    });
+    if let Some(e) = first_error.into_inner().unwrap_or(None) {
+        if std::io::stderr().is_terminal() {
+            eprintln!();
+        }
+        return Err(e);
+    }
+    if let Some(n) = names.into_inner().unwrap_or_default().first() {
+        engine_name = n.clone();
+    }
+
+    let results = results
+        .into_inner()
+        .map_err(|_| anyhow!("a labelling thread panicked"))?;
+    let mut hcpe = Vec::new();
+    let mut psv = Vec::new();
+    let mut skipped = 0;
+    for r in results {
+        match r {
+            Some(Labelled::Hcpe(h)) => hcpe.push(h),
+            Some(Labelled::Psv(p)) => psv.push(p),
+            Some(Labelled::Skipped) => skipped += 1,
+            None => bail!("internal error: a position was not labelled"),
+        }
+    }
+    let written = match args.format {
+        OutFormat::Hcpe => write_out(&args.out, &hcpe)?,
+        OutFormat::Psv => write_out(&args.out, &psv)?,
+    };
+    let secs = start.elapsed().as_secs_f64();
+    if std::io::stderr().is_terminal() {
+        eprintln!();
+    }
+    eprintln!(
+        "label: {written} positions labelled by {engine_name} in {secs:.1} s ({:.1}/s), {skipped} skipped, written to {}",
+        total as f64 / secs.max(1e-9),
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn write_out<T: Record>(path: &PathBuf, records: &[T]) -> Result<usize> {
+    write_records(path, records).with_context(|| format!("writing {}", path.display()))?;
+    Ok(records.len())
+}
+
+fn label_one(
+    engine: &mut UsiClient,
+    src: &SourcePosition,
+    limit: Limit,
+    search_timeout: Duration,
+    format: OutFormat,
+) -> Result<Labelled> {
+    let pos = &src.position;
+    if !pos.has_legal_moves() {
+        return Ok(Labelled::Skipped);
+    }
+    let analysis = engine.analyse(pos, limit, search_timeout)?;
+    let BestMove::Move(best) = analysis.best_move else {
+        return Ok(Labelled::Skipped);
+    };
+    let score = analysis
+        .score
+        .ok_or_else(|| anyhow!("{} sent bestmove without any score", engine.name()))?;
+    let eval = score.to_eval();
+    Ok(match format {
+        OutFormat::Hcpe => Labelled::Hcpe(HcpeRecord::new(
+            pos,
+            eval,
+            Some(best),
+            src.result.unwrap_or(GameResult::Draw),
+        )?),
+        OutFormat::Psv => Labelled::Psv(PsvRecord::new(
+            pos,
+            eval,
+            Some(best),
+            result_for_side(src.result, pos.side_to_move()),
+        )?),
+    })
+}

@@ -1,0 +1,109 @@
+//! `manaka go`: one search from the command line.
+
+use std::process::Command;
+
+fn manaka(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_manaka"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn go_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["go", "--weights", "builtin:material", "--json"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = manaka(&all);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[test]
+fn json_has_move_pv_value_and_top_moves() {
+    let v = go_json(&[
+        "--sfen",
+        "startpos",
+        "--moves",
+        "7g7f",
+        "3c3d",
+        "--simulations",
+        "128",
+        "--top",
+        "5",
+    ]);
+    assert_eq!(v["simulations"], 128);
+    assert_eq!(v["outcome"], "searched");
+    let best = v["bestmove"].as_str().unwrap();
+    assert_eq!(v["pv"][0], best);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 5);
+    let visits: u64 = moves.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
+    assert!(visits <= 128 && visits > 0);
+    assert!(v["root_value"].as_f64().unwrap().abs() < 1.0);
+    assert!(
+        moves
+            .iter()
+            .all(|m| m["improved_policy"].as_f64().unwrap() >= 0.0)
+    );
+    // The listed move is legal after the moves given.
+    let (code, legal, _) = manaka(&["moves", "--sfen", "startpos", "--moves", "7g7f", "3c3d"]);
+    assert_eq!(code, 0);
+    assert!(
+        legal.split_whitespace().any(|m| m == best),
+        "{best} not legal"
+    );
+}
+
+#[test]
+fn exact_outcomes() {
+    let v = go_json(&["--sfen", "4k4/9/4G4/9/9/9/9/9/4K4 b G 1"]);
+    assert_eq!(
+        (v["outcome"].as_str(), v["bestmove"].as_str()),
+        (Some("mate_in_one"), Some("G*5b"))
+    );
+    let v = go_json(&["--sfen", "4k4/4G4/4G4/9/9/9/9/9/4K4 w - 1"]);
+    assert_eq!(
+        (v["outcome"].as_str(), v["bestmove"].as_str()),
+        (Some("no_legal_moves"), Some("resign"))
+    );
+    let v = go_json(&["--sfen", "RRBBGGGGK/SS7/9/9/9/9/9/9/4k4 b 2P 1"]);
+    assert_eq!(
+        (v["outcome"].as_str(), v["bestmove"].as_str()),
+        (Some("declare_win"), Some("win"))
+    );
+}
+
+#[test]
+fn text_output_and_refusals() {
+    let (code, stdout, _) = manaka(&[
+        "go",
+        "--weights",
+        "builtin:material",
+        "--simulations",
+        "32",
+        "--gumbel-scale",
+        "1",
+        "--seed",
+        "5",
+    ]);
+    assert_eq!(code, 0);
+    for field in ["bestmove", "pv", "value", "search", "visits"] {
+        assert!(stdout.contains(field), "{field}: {stdout}");
+    }
+    for bad in [
+        vec!["go", "--weights", "/no/such.mnw"],
+        vec!["go", "--sfen", "garbage"],
+        vec!["go", "--moves", "7g7f", "7g7f"],
+        vec!["go", "--simulations", "0"],
+        vec!["go", "--gumbel-scale", "-1"],
+    ] {
+        let (code, stdout, stderr) = manaka(&bad);
+        assert_eq!(code, 2, "{bad:?}");
+        assert!(stdout.is_empty());
+        assert_eq!(stderr.lines().count(), 1, "{bad:?}: {stderr}");
+    }
+}

@@ -1,0 +1,323 @@
+//! `manaka positions` and `manaka label` as a user meets them, with fairy-stockfish as the
+//! teacher engine (skipped with a message when it is missing, unless
+//! MANAKA_REQUIRE_ORACLES=1).
+//!
+//! The expectations come from the positions, not from Manaka: a side to move that mates in
+//! one must get a mate score above every centipawn score, a side to move two major pieces
+//! up must get a clearly positive score and the same board with the other side to move a
+//! clearly negative one (USI scores are from the side to move), and every stored move must
+//! be legal in its position (our readers replay them; cshogi agrees with those readers,
+//! see tests/data_cshogi.rs).
+
+use manaka_runtime::data::{HcpeRecord, PsvRecord, read_records};
+use manaka_runtime::shogi::Position;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const TEST: &str = "data_label";
+
+fn manaka(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_manaka"))
+        .args(args)
+        .output()
+        .expect("run manaka")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{TEST}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn fairy_stockfish() -> Option<String> {
+    for bin in ["fairy-stockfish", "/usr/games/fairy-stockfish"] {
+        if Command::new(bin).arg("quit").output().is_ok() {
+            return Some(bin.to_string());
+        }
+    }
+    if std::env::var("MANAKA_REQUIRE_ORACLES").is_ok_and(|v| v == "1") {
+        panic!("{TEST}: fairy-stockfish not found and MANAKA_REQUIRE_ORACLES=1");
+    }
+    eprintln!(
+        "SKIPPED {TEST}: fairy-stockfish not found; set MANAKA_REQUIRE_ORACLES=1 to fail instead"
+    );
+    None
+}
+
+fn ok(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Refused input: status 2, one line on stderr.
+fn refused(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "stderr {stderr:?}");
+    assert_eq!(stderr.lines().count(), 1, "one line expected: {stderr:?}");
+    stderr
+}
+
+/// Hand-made positions with the full 40 pieces (packed formats store no other):
+/// 0: Black mates at once with G*1b (the gold is protected by the pawn on 1c).
+/// 1: the same idea rotated, White to move mates with G*9h.
+/// 2: Black to move, holding White's rook and bishop.  3: the same board, White to move.
+const HAND_MADE: [&str; 4] = [
+    "8k/9/8P/9/9/9/9/9/K8 b G2r2b3g4s4n4l17p 1",
+    "8k/9/9/9/9/9/p8/9/K8 w 2R2B3G4S4N4L17Pg 1",
+    "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b RB 1",
+    "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w RB 1",
+];
+
+fn sfen3(p: &Position) -> String {
+    p.to_sfen().rsplitn(2, ' ').nth(1).unwrap().to_string()
+}
+
+#[test]
+fn positions_are_distinct_seeded_and_legal() {
+    let dir = scratch("positions");
+    let (a, b) = (dir.join("a.sfen"), dir.join("b.sfen"));
+    for f in [&a, &b] {
+        ok(
+            &manaka(&[
+                "positions",
+                "--random",
+                "300",
+                "--seed",
+                "9",
+                "--min-ply",
+                "4",
+                "--max-ply",
+                "40",
+                "-o",
+                f.to_str().unwrap(),
+            ]),
+            "positions",
+        );
+    }
+    let text = std::fs::read_to_string(&a).unwrap();
+    assert_eq!(
+        text,
+        std::fs::read_to_string(&b).unwrap(),
+        "same seed, same file"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 300);
+    let mut seen = std::collections::HashSet::new();
+    for l in &lines {
+        let p = Position::from_sfen(l).unwrap_or_else(|e| panic!("{l}: {e}"));
+        assert!((5..=41).contains(&p.ply()), "{l}");
+        assert!(p.has_legal_moves(), "{l}");
+        assert!(seen.insert(sfen3(&p)), "duplicate {l}");
+    }
+    let e = refused(&manaka(&[
+        "positions",
+        "--random",
+        "50",
+        "--max-ply",
+        "1",
+        "-o",
+        a.to_str().unwrap(),
+    ]));
+    assert!(e.contains("found only"), "{e}");
+    // The refused run left the earlier file alone (atomic writes).
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), text);
+}
+
+#[test]
+fn label_with_fairy_stockfish_has_side_to_move_scores_and_legal_moves() {
+    let Some(engine) = fairy_stockfish() else {
+        return;
+    };
+    let dir = scratch("label");
+    let random = dir.join("random.sfen");
+    ok(
+        &manaka(&[
+            "positions",
+            "--random",
+            "8",
+            "--seed",
+            "4",
+            "-o",
+            random.to_str().unwrap(),
+        ]),
+        "positions",
+    );
+    let mut text = HAND_MADE.join("\n");
+    text.push('\n');
+    text.push_str(&std::fs::read_to_string(&random).unwrap());
+    let input = dir.join("in.sfen");
+    std::fs::write(&input, &text).unwrap();
+    let inputs: Vec<Position> = text
+        .lines()
+        .map(|l| Position::from_sfen(l).unwrap())
+        .collect();
+
+    let hcpe_path = dir.join("out.hcpe");
+    let psv_path = dir.join("out.psv");
+    let common = [
+        "label",
+        "--engine",
+        &engine,
+        "--option",
+        "UCI_Variant=shogi",
+        "--depth",
+        "6",
+        "--positions",
+        input.to_str().unwrap(),
+    ];
+    let mut a = common.to_vec();
+    a.extend(["--out", hcpe_path.to_str().unwrap(), "--threads", "2"]);
+    ok(&manaka(&a), "label hcpe");
+    let mut b = common.to_vec();
+    b.extend(["--out", psv_path.to_str().unwrap(), "--format", "psv"]);
+    ok(&manaka(&b), "label psv");
+
+    // The readers check that every position decodes and every move is legal.
+    let hcpe: Vec<HcpeRecord> = read_records(&hcpe_path).unwrap();
+    let psv: Vec<PsvRecord> = read_records(&psv_path).unwrap();
+    assert_eq!((hcpe.len(), psv.len()), (inputs.len(), inputs.len()));
+    for (i, want) in inputs.iter().enumerate() {
+        let (h, p) = (&hcpe[i], &psv[i]);
+        assert_eq!(
+            sfen3(&h.position().unwrap()),
+            sfen3(want),
+            "record {i} out of order"
+        );
+        assert_eq!(
+            sfen3(&p.position().unwrap()),
+            sfen3(want),
+            "record {i} out of order"
+        );
+        assert_eq!(u32::from(p.game_ply), want.ply(), "record {i}");
+        assert!(
+            h.best_move().is_some() && p.best_move().is_some(),
+            "record {i} has no move"
+        );
+        assert_eq!(h.game_result, 0);
+    }
+    for evals in [
+        hcpe.iter().map(|r| r.eval).collect::<Vec<_>>(),
+        psv.iter().map(|r| r.score).collect(),
+    ] {
+        assert!(
+            evals[0] > 30000 && evals[1] > 30000,
+            "mate in one for the side to move: {evals:?}"
+        );
+        assert!(
+            evals[2] > 500 && evals[3] < -500,
+            "two major pieces up / down: {evals:?}"
+        );
+    }
+    assert_eq!(hcpe[0].best_move().unwrap().to_usi(), "G*1b");
+    assert_eq!(hcpe[1].best_move().unwrap().to_usi(), "G*9h");
+    assert_eq!(psv[0].best_move().unwrap().to_usi(), "G*1b");
+
+    // Positions from an HCPE3 game (issue 8's vector: 7g7f 3c3d 2g2f, Black won) carry the
+    // game's result into the records.
+    let game = dir.join("game.hcpe3");
+    std::fs::write(&game, hex(HCPE3_VECTOR)).unwrap();
+    let from_game = dir.join("game.hcpe");
+    ok(
+        &manaka(&[
+            "label",
+            "--engine",
+            &engine,
+            "--nodes",
+            "500",
+            "--positions",
+            game.to_str().unwrap(),
+            "--out",
+            from_game.to_str().unwrap(),
+        ]),
+        "label hcpe3",
+    );
+    let recs: Vec<HcpeRecord> = read_records(&from_game).unwrap();
+    let mut pos = Position::startpos();
+    assert_eq!(recs.len(), 3);
+    for (r, mv) in recs.iter().zip(["7g7f", "3c3d", "2g2f"]) {
+        assert_eq!(sfen3(&r.position().unwrap()), sfen3(&pos));
+        assert_eq!(r.game_result, 1, "Black won the game");
+        pos.play_usi_moves([mv]).unwrap();
+    }
+}
+
+const HCPE3_VECTOR: &str = "58a449210cd757217e8e4d212caf427814c2ab109e4d212cd75f213e8e49210c030001003b1e320003003b1e58028e072c0122166400150aecff0200150a0100c22001008e0700000000";
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn label_refuses_bad_engines_options_and_inputs() {
+    let dir = scratch("refusals");
+    let input = dir.join("in.sfen");
+    std::fs::write(&input, "startpos\n").unwrap();
+    let out = dir.join("o.hcpe");
+    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+    let e = refused(&manaka(&[
+        "label",
+        "--engine",
+        "/nonexistent/engine",
+        "--depth",
+        "1",
+        "--positions",
+        i,
+        "--out",
+        o,
+    ]));
+    assert!(
+        e.contains("cannot start engine '/nonexistent/engine'"),
+        "{e}"
+    );
+    let e = refused(&manaka(&[
+        "label",
+        "--engine",
+        "true",
+        "--depth",
+        "1",
+        "--positions",
+        i,
+        "--out",
+        o,
+    ]));
+    assert!(e.contains("exited while"), "{e}");
+    std::fs::write(&input, "startpos\nstartpos moves 7g7f 7g7f\n").unwrap();
+    let e = refused(&manaka(&[
+        "label",
+        "--engine",
+        "true",
+        "--depth",
+        "1",
+        "--positions",
+        i,
+        "--out",
+        o,
+    ]));
+    assert!(e.contains("line 2 at byte 9"), "{e}");
+    assert!(!out.exists(), "nothing written on failure");
+    if let Some(engine) = fairy_stockfish() {
+        std::fs::write(&input, "startpos\n").unwrap();
+        let e = refused(&manaka(&[
+            "label",
+            "--engine",
+            &engine,
+            "--option",
+            "NoSuchThing=1",
+            "--depth",
+            "1",
+            "--positions",
+            i,
+            "--out",
+            o,
+        ]));
+        assert!(e.contains("has no option 'NoSuchThing'"), "{e}");
+    }
+}

@@ -1,0 +1,168 @@
+//! Seeded randomness for data generation, and random positions from playouts.
+//!
+//! The generator is SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+//! generators", OOPSLA 2014), written out here so that a seed names the same positions and
+//! the same self-play games whatever version of any random-number crate is in use.
+
+use crate::shogi::Position;
+use std::collections::HashSet;
+
+/// SplitMix64: a 64-bit state advanced by the golden-ratio increment and mixed.
+#[derive(Clone, Debug)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64 { state: seed }
+    }
+
+    /// A generator for stream `index` of `seed` (e.g. one per game), independent of how
+    /// many numbers other streams drew.
+    pub fn stream(seed: u64, index: u64) -> SplitMix64 {
+        let mut g = SplitMix64::new(seed ^ index.wrapping_mul(0xd1b5_4a32_d192_ed03));
+        g.next_u64();
+        g
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`), by Lemire's multiply-shift (the bias is below 2⁻³²
+    /// for the small `n` used here).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// Settings for [`random_positions`].
+#[derive(Clone, Copy, Debug)]
+pub struct RandomPositions {
+    pub count: usize,
+    pub seed: u64,
+    /// Playout lengths are uniform in `min_ply..=max_ply` plies from the start position.
+    pub min_ply: u32,
+    pub max_ply: u32,
+}
+
+/// `count` distinct positions, each reached by a playout of uniformly random legal moves
+/// from the start position. Playouts that end in mate before their length are discarded,
+/// as are positions without a legal move and repeats (same board, hands and side to move,
+/// whatever the move number). Deterministic for a seed. Fails if `count` distinct positions
+/// do not turn up within `50 × count + 1000` playouts (e.g. `max_ply` 1 has only 31).
+pub fn random_positions(settings: &RandomPositions) -> Result<Vec<Position>, String> {
+    let RandomPositions {
+        count,
+        seed,
+        min_ply,
+        max_ply,
+    } = *settings;
+    if min_ply > max_ply {
+        return Err(format!("min ply {min_ply} is above max ply {max_ply}"));
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut seen = HashSet::with_capacity(count);
+    let mut out = Vec::with_capacity(count);
+    let attempts = 50 * count as u64 + 1000;
+    let start = Position::startpos();
+    let mut moves = Vec::new();
+    for _ in 0..attempts {
+        if out.len() == count {
+            break;
+        }
+        let plies = min_ply + rng.below(u64::from(max_ply - min_ply) + 1) as u32;
+        let mut pos = start.clone();
+        let mut ok = true;
+        for _ in 0..plies {
+            moves.clear();
+            moves.extend(pos.legal_moves());
+            if moves.is_empty() {
+                ok = false;
+                break;
+            }
+            let m = moves[rng.below(moves.len() as u64) as usize];
+            pos.do_move(m);
+        }
+        if !ok || !pos.has_legal_moves() || !seen.insert(pos.key()) {
+            continue;
+        }
+        // A fresh position (no history): it is a start position of its own.
+        let fresh = Position::from_sfen(&pos.to_sfen()).map_err(|e| e.to_string())?;
+        out.push(fresh);
+    }
+    if out.len() < count {
+        return Err(format!(
+            "found only {} distinct positions in {attempts} playouts of {min_ply}..={max_ply} \
+             plies; ask for fewer or widen the ply range",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splitmix_reference_values() {
+        // SplitMix64 with seed 0: the published first outputs (as in Vigna's splitmix64.c).
+        let mut g = SplitMix64::new(0);
+        assert_eq!(g.next_u64(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(g.next_u64(), 0x6e78_9e6a_a1b9_65f4);
+        assert_eq!(g.next_u64(), 0x06c4_5d18_8009_454f);
+        let mut g = SplitMix64::new(7);
+        for n in [1u64, 2, 7, 593] {
+            for _ in 0..100 {
+                assert!(g.below(n) < n);
+            }
+        }
+        let u = g.unit();
+        assert!((0.0..1.0).contains(&u));
+    }
+
+    #[test]
+    fn random_positions_are_distinct_seeded_and_within_range() {
+        let s = RandomPositions {
+            count: 200,
+            seed: 5,
+            min_ply: 2,
+            max_ply: 30,
+        };
+        let a = random_positions(&s).unwrap();
+        let b = random_positions(&s).unwrap();
+        assert_eq!(a.len(), 200);
+        let keys: HashSet<u64> = a.iter().map(Position::key).collect();
+        assert_eq!(keys.len(), 200);
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_sfen() == y.to_sfen()));
+        assert!(
+            a.iter()
+                .all(|p| (3..=31).contains(&p.ply()) && p.has_legal_moves())
+        );
+        let c = random_positions(&RandomPositions { seed: 6, ..s }).unwrap();
+        assert!(a.iter().zip(&c).any(|(x, y)| x.to_sfen() != y.to_sfen()));
+        // One ply from the start: 30 moves, so 31 distinct positions at most with ply 0..=1.
+        let few = RandomPositions {
+            count: 40,
+            seed: 1,
+            min_ply: 0,
+            max_ply: 1,
+        };
+        assert!(
+            random_positions(&few)
+                .unwrap_err()
+                .contains("found only 31")
+        );
+    }
+}
