@@ -68,10 +68,93 @@ impl Node {
     }
 }
 
+/// Items per arena chunk (2^16).
+const CHUNK_BITS: u32 = 16;
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+/// An arena that grows by fixed-size chunks, so that growing never copies (a doubling `Vec`
+/// of a large tree would stall the search for tens of milliseconds — longer than a `stop`
+/// may take). Index `i` lives in chunk `i >> 16` at offset `i & 0xffff`; a run allocated with
+/// [`Chunked::push_run`] is contiguous within one chunk (a chunk's tail that cannot hold a run
+/// is left unused: at most 600 of 65,536 slots).
+struct Chunked<T> {
+    chunks: Vec<Vec<T>>,
+    /// Chunks in use (the rest are kept, emptied, for reuse).
+    active: usize,
+    /// Items in use (unused chunk tails excluded).
+    len: usize,
+}
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked {
+            chunks: Vec::new(),
+            active: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<T> Chunked<T> {
+    fn clear(&mut self) {
+        for c in &mut self.chunks[..self.active] {
+            c.clear();
+        }
+        self.active = 0;
+        self.len = 0;
+    }
+
+    /// Makes sure the current chunk has room for `n` more items.
+    fn room_for(&mut self, n: usize) {
+        debug_assert!(n <= CHUNK);
+        if self.active == 0 || self.chunks[self.active - 1].len() + n > CHUNK {
+            if self.active == self.chunks.len() {
+                self.chunks.push(Vec::with_capacity(CHUNK));
+            }
+            self.active += 1;
+        }
+    }
+
+    fn position(&self) -> u32 {
+        (((self.active - 1) << CHUNK_BITS) | self.chunks[self.active - 1].len()) as u32
+    }
+
+    fn push(&mut self, item: T) -> u32 {
+        self.room_for(1);
+        let i = self.position();
+        self.chunks[self.active - 1].push(item);
+        self.len += 1;
+        i
+    }
+
+    /// Appends `items` contiguously; returns the index of the first.
+    fn push_run(&mut self, items: impl ExactSizeIterator<Item = T>) -> u32 {
+        let n = items.len();
+        self.room_for(n.max(1));
+        let i = self.position();
+        self.chunks[self.active - 1].extend(items);
+        self.len += n;
+        i
+    }
+
+    fn get(&self, i: u32) -> &T {
+        &self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
+    }
+
+    fn get_mut(&mut self, i: u32) -> &mut T {
+        &mut self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
+    }
+
+    fn run(&self, first: u32, n: usize) -> &[T] {
+        let off = first as usize & (CHUNK - 1);
+        &self.chunks[(first >> CHUNK_BITS) as usize][off..off + n]
+    }
+}
+
 #[derive(Default)]
 pub struct Tree {
-    nodes: Vec<Node>,
-    edges: Vec<Edge>,
+    nodes: Chunked<Node>,
+    edges: Chunked<Edge>,
 }
 
 impl Tree {
@@ -86,16 +169,15 @@ impl Tree {
     }
 
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.nodes.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.nodes.len == 0
     }
 
     /// Adds a node; the first one added is the root.
     pub fn add_node(&mut self, kind: NodeKind, raw_value: f32) -> NodeId {
-        let id = self.nodes.len() as NodeId;
         self.nodes.push(Node {
             value_sum: 0.0,
             raw_value,
@@ -104,30 +186,29 @@ impl Tree {
             first_edge: 0,
             num_edges: 0,
             kind,
-        });
-        id
+        })
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id as usize]
+        self.nodes.get(id)
     }
 
     pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
-        &mut self.nodes[id as usize]
+        self.nodes.get_mut(id)
     }
 
     /// Gives a pending (or new) node its edges and network value. `logits[i]` belongs to
     /// `moves[i]`.
     pub fn expand(&mut self, id: NodeId, moves: &[Move], logits: &[f32], value: f32) {
         debug_assert_eq!(moves.len(), logits.len());
-        let first = self.edges.len() as u32;
-        self.edges
-            .extend(moves.iter().zip(logits).map(|(&mv, &logit)| Edge {
+        let first = self
+            .edges
+            .push_run(moves.iter().zip(logits).map(|(&mv, &logit)| Edge {
                 logit,
                 child: NO_NODE,
                 mv,
             }));
-        let node = &mut self.nodes[id as usize];
+        let node = self.nodes.get_mut(id);
         node.first_edge = first;
         node.num_edges = moves.len() as u16;
         node.raw_value = value;
@@ -135,13 +216,13 @@ impl Tree {
     }
 
     pub fn edges(&self, id: NodeId) -> &[Edge] {
-        let n = &self.nodes[id as usize];
-        &self.edges[n.first_edge as usize..n.first_edge as usize + n.num_edges as usize]
+        let n = self.nodes.get(id);
+        self.edges.run(n.first_edge, n.num_edges as usize)
     }
 
     pub fn set_child(&mut self, id: NodeId, edge: usize, child: NodeId) {
-        let first = self.nodes[id as usize].first_edge as usize;
-        self.edges[first + edge].child = child;
+        let first = self.nodes.get(id).first_edge;
+        self.edges.get_mut(first + edge as u32).child = child;
     }
 
     /// Completed visits of the move's child (0 if never tried).
@@ -149,7 +230,7 @@ impl Tree {
         if edge.child == NO_NODE {
             0
         } else {
-            self.nodes[edge.child as usize].visits
+            self.nodes.get(edge.child).visits
         }
     }
 
@@ -160,7 +241,7 @@ impl Tree {
     pub fn backup(&mut self, path: &[NodeId], leaf_value: f64, pending: bool) {
         let mut v = leaf_value;
         for &id in path.iter().rev() {
-            let node = &mut self.nodes[id as usize];
+            let node = self.nodes.get_mut(id);
             node.visits += 1;
             node.value_sum += v;
             if pending {
@@ -174,13 +255,13 @@ impl Tree {
     /// Marks a descent in flight along `path` (virtual loss; see `descent.rs`).
     pub fn add_pending(&mut self, path: &[NodeId]) {
         for &id in path {
-            self.nodes[id as usize].pending += 1;
+            self.nodes.get_mut(id).pending += 1;
         }
     }
 
     /// Bytes the tree occupies now (nodes and edges; the arenas' spare capacity excluded).
     pub fn bytes_used(&self) -> usize {
-        self.nodes.len() * size_of::<Node>() + self.edges.len() * size_of::<Edge>()
+        self.nodes.len * size_of::<Node>() + self.edges.len * size_of::<Edge>()
     }
 
     /// What one more node with `num_edges` edges costs.
@@ -190,10 +271,10 @@ impl Tree {
 
     /// Mean bytes per node of this tree (0 for an empty tree).
     pub fn bytes_per_node(&self) -> f64 {
-        if self.nodes.is_empty() {
+        if self.is_empty() {
             0.0
         } else {
-            self.bytes_used() as f64 / self.nodes.len() as f64
+            self.bytes_used() as f64 / self.len() as f64
         }
     }
 
@@ -241,6 +322,40 @@ mod tests {
         let e = t.edges(ROOT)[0];
         assert_eq!(t.edge_visits(&e), 2);
         assert_eq!(t.edge_visits(&t.edges(ROOT)[1]), 0);
+    }
+
+    #[test]
+    fn chunked_arenas_keep_runs_contiguous_across_chunks() {
+        let pos = Position::startpos();
+        let moves = pos.legal_moves();
+        let mut t = Tree::new();
+        for round in 0..2 {
+            // 70,000 nodes (two node chunks) with 30 edges each (33 edge chunks).
+            for i in 0..70_000u32 {
+                let id = t.add_node(NodeKind::Pending, 0.0);
+                assert_eq!(id, i);
+                let logits: Vec<f32> = (0..moves.len())
+                    .map(|k| (i as usize * 31 + k) as f32)
+                    .collect();
+                t.expand(id, &moves, &logits, 0.5);
+            }
+            for id in [0u32, 2183, 2184, 65_535, 65_536, 69_999] {
+                let edges = t.edges(id);
+                assert_eq!(edges.len(), moves.len());
+                for (k, e) in edges.iter().enumerate() {
+                    assert_eq!(
+                        (e.mv, e.logit),
+                        (moves[k], (id as usize * 31 + k) as f32),
+                        "round {round}"
+                    );
+                }
+            }
+            t.set_child(65_536, 29, 7);
+            assert_eq!(t.edges(65_536)[29].child, 7);
+            assert_eq!(t.bytes_used(), 70_000 * Tree::node_cost(moves.len()));
+            t.clear();
+            assert!(t.is_empty());
+        }
     }
 
     #[test]
