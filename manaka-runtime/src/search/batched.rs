@@ -91,10 +91,13 @@ pub(crate) fn run(
                     state.stats.collisions += 1;
                     // Every queued node belongs to a request of this batch (all are expanded
                     // before the next batch starts).
-                    let r = requests.iter_mut().find(|r| r.nodes.contains(&node));
-                    debug_assert!(r.is_some(), "queued node {node} outside the batch");
-                    if let Some(r) = r {
-                        r.paths.push(path.clone());
+                    match requests.iter_mut().find(|r| r.nodes.contains(&node)) {
+                        Some(r) => r.paths.push(path.clone()),
+                        None => {
+                            debug_assert!(false, "queued node {node} outside the batch");
+                            state.tree.remove_pending(&path);
+                            in_flight -= 1;
+                        }
                     }
                 }
                 DescentEnd::TreeFull => tree_full = true,

@@ -259,6 +259,14 @@ impl Tree {
         }
     }
 
+    /// Takes back [`Tree::add_pending`] for a descent that will not be backed up.
+    pub fn remove_pending(&mut self, path: &[NodeId]) {
+        for &id in path {
+            let n = self.nodes.get_mut(id);
+            n.pending = n.pending.saturating_sub(1);
+        }
+    }
+
     /// Bytes the tree occupies now (nodes and edges; the arenas' spare capacity excluded).
     pub fn bytes_used(&self) -> usize {
         self.nodes.len * size_of::<Node>() + self.edges.len * size_of::<Edge>()
