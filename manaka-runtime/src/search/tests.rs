@@ -470,10 +470,11 @@ fn one_ply_lookahead_rejects_a_policy_blunder() {
     assert_eq!(r.best_move, Some(blunder));
 }
 
-/// The same blunder against a plain material evaluator: only two plies show the loss (the
-/// king captures), so the search has to look below the root.
+/// A blunder against a plain material evaluator, where only two plies show the loss: the
+/// policy loves moving the dragon next to the enemy king, which one ply of material does not
+/// condemn (the dragon is still on the board); the king's capture does.
 #[test]
-fn two_ply_lookahead_with_material_rejects_a_hanging_rook() {
+fn two_ply_lookahead_with_material_rejects_a_hanging_dragon() {
     struct LovesBlunder(Move);
     impl Evaluator for LovesBlunder {
         fn name(&self) -> String {
@@ -490,10 +491,25 @@ fn two_ply_lookahead_with_material_rejects_a_hanging_rook() {
             }
         }
     }
-    let p = pos("4k4/R8/9/9/9/9/9/9/4K4 b - 1");
+    let p = pos("4k4/+R8/9/9/9/9/9/9/4K4 b - 1");
     let blunder = mv(&p, "9b4b");
-    let (_, r) = run(&p, SearchConfig::default(), 200, &mut LovesBlunder(blunder));
-    assert_ne!(r.best_move, Some(blunder));
+    let mut e = LovesBlunder(blunder);
+    // One ply: the position after the blunder is as good as any other for material.
+    let child = after("4k4/+R8/9/9/9/9/9/9/4K4 b - 1", &["9b4b"]);
+    let quiet = after("4k4/+R8/9/9/9/9/9/9/4K4 b - 1", &["9b9c"]);
+    assert_eq!(
+        MaterialEvaluator::material_cp(&child),
+        MaterialEvaluator::material_cp(&quiet)
+    );
+    for n in [64, 200] {
+        let (_, r) = run(&p, SearchConfig::default(), n, &mut e);
+        assert_ne!(r.best_move, Some(blunder), "n = {n}");
+        let b = r.root_moves.iter().find(|m| m.mv == blunder).unwrap();
+        assert!(
+            b.visits >= 2 && b.q.unwrap() < -0.1,
+            "n = {n}: the blunder was searched and refuted: {b:?}"
+        );
+    }
 }
 
 #[test]
