@@ -35,6 +35,7 @@ enum Command {
     Weights(cmd::weights::Args),
     Eval(cmd::eval::Args),
     Bench(cmd::bench::Args),
+    BuildEngine(cmd::build_engine::Args),
     Label(cmd::label::Args),
     Positions(cmd::positions::Args),
 }
@@ -51,6 +52,7 @@ fn main() -> ExitCode {
         Command::Weights(args) => cmd::weights::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::BuildEngine(args) => cmd::build_engine::run(args),
         Command::Label(args) => cmd::label::run(args),
         Command::Positions(args) => cmd::positions::run(args),
     };

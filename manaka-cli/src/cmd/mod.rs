@@ -1,6 +1,7 @@
 //! One module per subcommand, plus the error reporting they share.
 
 pub mod bench;
+pub mod build_engine;
 pub mod eval;
 pub mod label;
 pub mod moves;
