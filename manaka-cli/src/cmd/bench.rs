@@ -254,6 +254,15 @@ struct Game {
 impl Game {
     fn random(plies: usize, seed: u64) -> Game {
         let mut x = seed | 1;
+        loop {
+            if let Some(game) = Game::try_random(plies, &mut x) {
+                return game;
+            }
+            // Mate before `plies` moves: play another game (the next random choices).
+        }
+    }
+
+    fn try_random(plies: usize, x: &mut u64) -> Option<Game> {
         let mut pos = Position::startpos();
         let mut game = Game {
             positions: vec![],
@@ -263,24 +272,21 @@ impl Game {
         while game.effects.len() < plies {
             let legal = pos.legal_moves();
             if legal.is_empty() {
-                // Mate: start again from the start position (the game needs `plies` moves).
-                pos = Position::startpos();
-                continue;
+                return None;
             }
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let m = legal[(x % legal.len() as u64) as usize];
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            let m = legal[(*x % legal.len() as u64) as usize];
             let mut before = pos.clone();
             before.clear_history();
             game.positions.push(before);
             game.legal.push(legal);
             game.effects.push(pos.do_move(m));
         }
-        let mut last = pos;
-        last.clear_history();
-        game.positions.push(last);
-        game
+        pos.clear_history();
+        game.positions.push(pos);
+        Some(game)
     }
 }
 
@@ -447,9 +453,10 @@ fn stream_ns(simd: Simd, len: usize, budget: Duration) -> f64 {
 /// The core clock, estimated from a chain of dependent one-cycle integer operations
 /// (rotate, xor): there are no cycle counters in this VM, and the roofline needs cycles.
 fn measure_clock_ghz() -> f64 {
-    const N: u64 = 50_000_000;
+    const N: u64 = 10_000_000;
     let mut best = f64::INFINITY;
-    for _ in 0..3 {
+    // The fastest of several short rounds: a round the scheduler interrupted is discarded.
+    for _ in 0..12 {
         let t = Instant::now();
         let mut x = black_box(0x1234_5678_9abc_def0u64);
         for _ in 0..N {
