@@ -50,6 +50,21 @@ const fn build_rays() -> [[u128; 81]; 8] {
 
 static RAYS: [[u128; 81]; 8] = build_rays();
 
+/// The union of a slider's four rays from each square (its moves on an empty board).
+const fn build_union(dirs: [usize; 4]) -> [u128; 81] {
+    let rays = build_rays();
+    let mut t = [0u128; 81];
+    let mut sq = 0;
+    while sq < 81 {
+        t[sq] = rays[dirs[0]][sq] | rays[dirs[1]][sq] | rays[dirs[2]][sq] | rays[dirs[3]][sq];
+        sq += 1;
+    }
+    t
+}
+
+static BISHOP_RAYS: [u128; 81] = build_union(BISHOP_DIRS);
+static ROOK_RAYS: [u128; 81] = build_union(ROOK_DIRS);
+
 const fn build_directions() -> [[u8; 81]; 81] {
     let mut t = [[NO_DIRECTION; 81]; 81];
     let mut sq = 0;
@@ -190,14 +205,12 @@ pub fn lance_rays(color: Color, sq: Square) -> Bitboard {
 
 #[inline(always)]
 pub fn bishop_rays(sq: Square) -> Bitboard {
-    let s = sq.index();
-    Bitboard(RAYS[2][s] | RAYS[3][s] | RAYS[6][s] | RAYS[7][s])
+    Bitboard(BISHOP_RAYS[sq.index()])
 }
 
 #[inline(always)]
 pub fn rook_rays(sq: Square) -> Bitboard {
-    let s = sq.index();
-    Bitboard(RAYS[0][s] | RAYS[1][s] | RAYS[4][s] | RAYS[5][s])
+    Bitboard(ROOK_RAYS[sq.index()])
 }
 
 /// Squares strictly between `a` and `b` when they share a line; empty otherwise.

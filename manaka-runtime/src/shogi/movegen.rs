@@ -30,6 +30,25 @@ pub trait MoveSink {
     fn board(&mut self, kind: PieceKind, from: Square, promote: Bitboard, plain: Bitboard);
     /// Drops of `kind` onto each square of `to`.
     fn drops(&mut self, kind: HandKind, to: Bitboard);
+    /// One-step pawn moves of `color`, given by destination (the origin is the square
+    /// behind): the same promote/plain split as [`MoveSink::board`].
+    fn pawn_pushes(&mut self, color: Color, promote: Bitboard, plain: Bitboard) {
+        for to in promote | plain {
+            let from = pawn_origin(color, to);
+            let one = Bitboard::from_square(to);
+            self.board(PieceKind::Pawn, from, promote & one, plain & one);
+        }
+    }
+}
+
+/// The square a pawn of `color` came from to reach `to` with one step.
+#[inline(always)]
+fn pawn_origin(color: Color, to: Square) -> Square {
+    let i = to.index() as u8;
+    Square::from_index_unchecked(match color {
+        Color::Black => i + 1,
+        Color::White => i - 1,
+    })
 }
 
 /// Counts moves without building them.
@@ -43,6 +62,10 @@ impl MoveSink for Counter {
     #[inline(always)]
     fn drops(&mut self, _: HandKind, to: Bitboard) {
         self.0 += to.count() as u64;
+    }
+    #[inline(always)]
+    fn pawn_pushes(&mut self, _: Color, promote: Bitboard, plain: Bitboard) {
+        self.0 += (promote.count() + plain.count()) as u64;
     }
 }
 
@@ -60,6 +83,15 @@ impl MoveSink for Vec<Move> {
     fn drops(&mut self, kind: HandKind, to: Bitboard) {
         for sq in to {
             self.push(Move::drop(kind, sq));
+        }
+    }
+    #[inline]
+    fn pawn_pushes(&mut self, color: Color, promote: Bitboard, plain: Bitboard) {
+        for to in promote {
+            self.push(Move::normal(pawn_origin(color, to), to, true));
+        }
+        for to in plain {
+            self.push(Move::normal(pawn_origin(color, to), to, false));
         }
     }
 }
@@ -116,74 +148,62 @@ pub fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         None => (!own, !occ),
     };
     let pinned = pos.pinned(us);
-    // Destinations allowed for the piece on `from`: the check mask, narrowed to the pin ray.
-    let allowed = |from: Square| -> Bitboard {
-        if pinned.contains(from) {
-            target & ray_through(king.expect("pinned implies a king"), from)
-        } else {
-            target
-        }
-    };
     let zone = ZONE[us.index()];
     let last1 = LAST1[us.index()];
     let last2 = LAST2[us.index()];
+    let free = own.and_not(pinned);
 
-    for from in pos.pieces_of(PieceKind::Pawn, us) {
-        let d = pawn_attacks(us, from) & allowed(from);
-        if d.is_nonempty() {
-            sink.board(PieceKind::Pawn, from, d & zone, d.and_not(last1));
-        }
+    // Pawns that are not pinned move together: one shift for all of them. A pawn never
+    // stands on its last rank, so the shift never crosses into the next file.
+    let pawns = pos.pieces_of(PieceKind::Pawn, us) & free;
+    let pushed = match us {
+        Color::Black => Bitboard(pawns.0 >> 1),
+        Color::White => Bitboard(pawns.0 << 1),
+    } & target;
+    if pushed.is_nonempty() {
+        sink.pawn_pushes(us, pushed & zone, pushed.and_not(last1));
     }
-    for from in pos.pieces_of(PieceKind::Lance, us) {
-        let d = lance_attacks(us, from, occ) & allowed(from);
-        if d.is_nonempty() {
-            sink.board(PieceKind::Lance, from, d & zone, d.and_not(last1));
-        }
+    for from in pos.pieces_of(PieceKind::Lance, us) & free {
+        emit(sink, PieceKind::Lance, from, lance_attacks(us, from, occ) & target, zone, last1, last2);
     }
-    for from in pos.pieces_of(PieceKind::Knight, us) {
-        let d = knight_attacks(us, from) & allowed(from);
-        if d.is_nonempty() {
-            sink.board(PieceKind::Knight, from, d & zone, d.and_not(last2));
-        }
+    for from in pos.pieces_of(PieceKind::Knight, us) & free {
+        emit(sink, PieceKind::Knight, from, knight_attacks(us, from) & target, zone, last1, last2);
     }
-    // Silver, bishop and rook may promote when either end of the move is in the zone, and
-    // never have to.
-    let optional = |from: Square, d: Bitboard| if zone.contains(from) { d } else { d & zone };
-    for from in pos.pieces_of(PieceKind::Silver, us) {
-        let d = silver_attacks(us, from) & allowed(from);
-        if d.is_nonempty() {
-            sink.board(PieceKind::Silver, from, optional(from, d), d);
-        }
+    for from in pos.pieces_of(PieceKind::Silver, us) & free {
+        emit(sink, PieceKind::Silver, from, silver_attacks(us, from) & target, zone, last1, last2);
     }
-    for from in pos.pieces_of(PieceKind::Bishop, us) {
-        let d = bishop_attacks(from, occ) & allowed(from);
-        if d.is_nonempty() {
-            sink.board(PieceKind::Bishop, from, optional(from, d), d);
-        }
+    for from in pos.pieces_of(PieceKind::Bishop, us) & free {
+        emit(sink, PieceKind::Bishop, from, bishop_attacks(from, occ) & target, zone, last1, last2);
     }
-    for from in pos.pieces_of(PieceKind::Rook, us) {
-        let d = rook_attacks(from, occ) & allowed(from);
-        if d.is_nonempty() {
-            sink.board(PieceKind::Rook, from, optional(from, d), d);
-        }
+    for from in pos.pieces_of(PieceKind::Rook, us) & free {
+        emit(sink, PieceKind::Rook, from, rook_attacks(from, occ) & target, zone, last1, last2);
     }
-    for from in pos.gold_movers() & own {
-        let d = gold_attacks(us, from) & allowed(from);
+    for from in pos.gold_movers() & free {
+        let d = gold_attacks(us, from) & target;
         if d.is_nonempty() {
             let kind = pos.piece_at(from).expect("gold mover on its square").kind;
             sink.board(kind, from, Bitboard::EMPTY, d);
         }
     }
-    for from in pos.pieces_of(PieceKind::Horse, us) {
-        let d = (bishop_attacks(from, occ) | king_attacks(from)) & allowed(from);
+    for from in pos.pieces_of(PieceKind::Horse, us) & free {
+        let d = (bishop_attacks(from, occ) | king_attacks(from)) & target;
         if d.is_nonempty() {
             sink.board(PieceKind::Horse, from, Bitboard::EMPTY, d);
         }
     }
-    for from in pos.pieces_of(PieceKind::Dragon, us) {
-        let d = (rook_attacks(from, occ) | king_attacks(from)) & allowed(from);
+    for from in pos.pieces_of(PieceKind::Dragon, us) & free {
+        let d = (rook_attacks(from, occ) | king_attacks(from)) & target;
         if d.is_nonempty() {
             sink.board(PieceKind::Dragon, from, Bitboard::EMPTY, d);
+        }
+    }
+    // Pinned pieces (rare) may move only along the ray from their king through them.
+    if pinned.is_nonempty() {
+        let k = king.expect("pinned implies a king");
+        for from in pinned {
+            let kind = pos.piece_at(from).expect("pinned piece on its square").kind;
+            let d = super::attacks::piece_attacks(kind, us, from, occ) & target & ray_through(k, from);
+            emit(sink, kind, from, d, zone, last1, last2);
         }
     }
 
@@ -222,6 +242,26 @@ pub fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     }
 }
 
+/// Hands one piece's destinations `d` to the sink with its promotion options: pawns and
+/// lances must promote on the last rank, knights on the last two; silver, bishop and rook may
+/// promote when either end of the move is in the zone and never have to; the rest never
+/// promote.
+#[inline(always)]
+fn emit<S: MoveSink>(sink: &mut S, kind: PieceKind, from: Square, d: Bitboard, zone: Bitboard, last1: Bitboard, last2: Bitboard) {
+    if d.is_empty() {
+        return;
+    }
+    match kind {
+        PieceKind::Pawn | PieceKind::Lance => sink.board(kind, from, d & zone, d.and_not(last1)),
+        PieceKind::Knight => sink.board(kind, from, d & zone, d.and_not(last2)),
+        PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => {
+            let promote = if zone.contains(from) { d } else { d & zone };
+            sink.board(kind, from, promote, d)
+        }
+        _ => sink.board(kind, from, Bitboard::EMPTY, d),
+    }
+}
+
 /// Whether dropping a pawn of the side to move on `s`, directly in front of the enemy king
 /// on `ek`, would mate (and so is illegal: uchifuzume). The king may escape — taking the
 /// pawn included — or another piece may take the pawn without exposing the king; a
@@ -233,7 +273,11 @@ fn pawn_drop_mates(pos: &Position, s: Square, ek: Square) -> bool {
     // The pawn attacks only `ek`, so it never guards an escape square itself; it only
     // blocks lines. Squares are tested with the king lifted off the board.
     let occ_no_king = occ.without(ek);
-    for t in king_attacks(ek).and_not(pos.pieces(them)) {
+    // Most often the king simply takes an undefended pawn: test that square first.
+    if !pos.is_attacked(s, us, occ_no_king) {
+        return false;
+    }
+    for t in king_attacks(ek).and_not(pos.pieces(them)).without(s) {
         if !pos.is_attacked(t, us, occ_no_king) {
             return false;
         }

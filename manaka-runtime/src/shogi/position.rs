@@ -256,25 +256,59 @@ impl Position {
     /// Pieces of `by` attacking `sq`, given the occupancy `occupied`.
     #[inline(always)]
     pub fn attackers_to(&self, sq: Square, by: Color, occupied: Bitboard) -> Bitboard {
-        // A piece of `by` attacks `sq` iff a piece of the other colour on `sq` would attack
-        // it with the same step: so look outward from `sq` with the opposite colour's tables.
+        let ours = self.by_color[by.index()];
+        let mut attackers = self.step_attackers(sq, by) & ours;
+        // Sliders: a ray is only walked when a slider of `by` stands somewhere on it (on an
+        // empty board); most squares see none, which saves the walk.
+        let them = by.flip();
+        let lances = self.by_kind[PieceKind::Lance.index()] & ours;
+        if (lance_rays(them, sq) & lances).is_nonempty() {
+            attackers |= lance_attacks(them, sq, occupied) & lances;
+        }
+        let bishops = self.bishop_movers() & ours;
+        if (bishop_rays(sq) & bishops).is_nonempty() {
+            attackers |= bishop_attacks(sq, occupied) & bishops;
+        }
+        let rooks = self.rook_movers() & ours;
+        if (rook_rays(sq) & rooks).is_nonempty() {
+            attackers |= rook_attacks(sq, occupied) & rooks;
+        }
+        attackers
+    }
+
+    /// Pieces (of both colours) that would attack `sq` by one step if they belonged to `by`.
+    /// A piece of `by` attacks `sq` iff a piece of the other colour on `sq` would attack it
+    /// with the same step, so we look outward from `sq` with the opposite colour's tables.
+    #[inline(always)]
+    fn step_attackers(&self, sq: Square, by: Color) -> Bitboard {
         let them = by.flip();
         let k = &self.by_kind;
-        let attackers = (pawn_attacks(them, sq) & k[PieceKind::Pawn.index()])
+        (pawn_attacks(them, sq) & k[PieceKind::Pawn.index()])
             | (knight_attacks(them, sq) & k[PieceKind::Knight.index()])
             | (silver_attacks(them, sq) & k[PieceKind::Silver.index()])
             | (gold_attacks(them, sq) & self.gold_movers())
             | (king_attacks(sq) & self.king_steppers())
-            | (lance_attacks(them, sq, occupied) & k[PieceKind::Lance.index()])
-            | (bishop_attacks(sq, occupied) & self.bishop_movers())
-            | (rook_attacks(sq, occupied) & self.rook_movers());
-        attackers & self.by_color[by.index()]
     }
 
-    /// Whether any piece of `by` attacks `sq`.
+    /// Whether any piece of `by` attacks `sq`: step attackers first, then only the sliders
+    /// whose empty-board rays reach `sq`.
     #[inline(always)]
     pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
-        self.attackers_to(sq, by, occupied).is_nonempty()
+        let ours = self.by_color[by.index()];
+        if (self.step_attackers(sq, by) & ours).is_nonempty() {
+            return true;
+        }
+        let them = by.flip();
+        let lances = self.by_kind[PieceKind::Lance.index()] & ours;
+        if (lance_rays(them, sq) & lances).is_nonempty() && (lance_attacks(them, sq, occupied) & lances).is_nonempty() {
+            return true;
+        }
+        let bishops = self.bishop_movers() & ours;
+        if (bishop_rays(sq) & bishops).is_nonempty() && (bishop_attacks(sq, occupied) & bishops).is_nonempty() {
+            return true;
+        }
+        let rooks = self.rook_movers() & ours;
+        (rook_rays(sq) & rooks).is_nonempty() && (rook_attacks(sq, occupied) & rooks).is_nonempty()
     }
 
     pub(crate) fn compute_checkers(&self, side: Color) -> Bitboard {
