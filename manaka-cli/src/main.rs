@@ -38,6 +38,7 @@ enum Command {
     BuildEngine(cmd::build_engine::Args),
     Label(cmd::label::Args),
     Positions(cmd::positions::Args),
+    Selfplay(cmd::selfplay::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
         Command::BuildEngine(args) => cmd::build_engine::run(args),
         Command::Label(args) => cmd::label::run(args),
         Command::Positions(args) => cmd::positions::run(args),
+        Command::Selfplay(args) => cmd::selfplay::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,6 +7,7 @@ pub mod label;
 pub mod moves;
 pub mod perft;
 pub mod positions;
+pub mod selfplay;
 pub mod shape;
 pub mod weights;
 

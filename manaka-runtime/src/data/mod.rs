@@ -11,6 +11,8 @@
 //!   labelling positions with another engine's score and best move.
 //! - [`random`]: a seeded SplitMix64 and random positions from playouts.
 //! - [`sources`]: positions to label from SFEN lines, HCPE3 games, HCPE or PSV records.
+//! - [`selfplay`]: Gumbel self-play across many games batched into one network call,
+//!   written as HCPE3, resumable.
 //!
 //! Every reader validates what it reads (positions decode to legal positions, moves are
 //! legal) and refuses bad input with an error, never a panic. Every writer writes a
@@ -23,6 +25,7 @@ pub mod io;
 pub mod packed;
 pub mod random;
 pub mod records;
+pub mod selfplay;
 pub mod sources;
 pub mod usi_client;
 

@@ -1,0 +1,212 @@
+//! `manaka selfplay`: Gumbel self-play games as dlshogi HCPE3 training data.
+
+use anyhow::{Context, Result, anyhow, bail};
+use manaka_cli::engines::{self, EngineVisitor};
+use manaka_runtime::data::selfplay::{self, GameSettings, Progress, SelfplayConfig};
+use manaka_runtime::eval::{Evaluator, EvaluatorFactory, FnFactory, MaterialEvaluator};
+use manaka_runtime::network::{Network, NetworkEvaluator};
+use manaka_runtime::reference::{ReferenceEvaluator, ReferenceNet};
+use manaka_runtime::shogi::EnteringKingRule;
+use manaka_runtime::weights::{TensorSource, WeightFile};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Play Gumbel self-play games and write them as HCPE3 (dlshogi's game format).
+///
+/// Every move spends the full Sequential Halving schedule of --simulations with root Gumbel
+/// noise (so games differ); the games in flight are searched side by side and their leaves
+/// evaluated together, one simulation of every game per network call. Games end by
+/// checkmate, entering-king declaration (CSA 27-point rule), fourfold repetition (perpetual
+/// check loses) or --max-moves (a draw). Each move is stored with the search's root value as
+/// eval and every root move's improved-policy probability as its visit count (scaled so the
+/// largest is 65535).
+///
+/// Games are written to DIR in files of --games-per-file games, each file atomically once
+/// complete. Run the same command again to resume: finished files are kept, the missing
+/// games are played again exactly as before (a game depends only on the seed and its
+/// number), and other settings in the same DIR are refused.
+///
+/// Example: `manaka selfplay --weights net.mnw --games 1000 --simulations 32 --out games/`
+#[derive(clap::Args)]
+pub struct Args {
+    /// MNW1 weight file, or `builtin:material` (material value, uniform policy: no network).
+    #[arg(long, value_name = "FILE")]
+    weights: String,
+    /// Games in the run.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    games: u64,
+    /// Simulations per move (the Sequential Halving budget).
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u32).range(1..))]
+    simulations: u32,
+    /// Root moves Sequential Halving starts with.
+    #[arg(long, default_value_t = 16, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=600))]
+    max_considered: u32,
+    /// Evaluator threads sharing each network call.
+    #[arg(long, default_value_t = 1, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
+    /// Games in flight at once: the number of leaves in each network call.
+    #[arg(long, default_value_t = 32, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    parallel: u32,
+    /// Output directory.
+    #[arg(long, default_value = "selfplay", value_name = "DIR")]
+    out: PathBuf,
+    /// Seed: the same seed, network and settings give the same games.
+    #[arg(long, default_value_t = 1, value_name = "X")]
+    seed: u64,
+    /// A game still going after this many moves is a draw.
+    #[arg(long, default_value_t = 320, value_parser = clap::value_parser!(u32).range(1..=65535))]
+    max_moves: u32,
+    /// Scale of the root Gumbel noise (must be above 0).
+    #[arg(long, default_value_t = 1.0)]
+    gumbel_scale: f64,
+    /// Games per output file.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    games_per_file: u64,
+    /// Which evaluator runs an MNW1 file: the compiled engine for its shape when there is one
+    /// (auto), only that (compiled), or the shape-generic reference evaluator (reference).
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Backend {
+    Auto,
+    Compiled,
+    Reference,
+}
+
+/// Wraps a compiled engine in a factory of evaluators sharing it.
+struct Factory;
+
+impl EngineVisitor for Factory {
+    type Out = Arc<dyn EvaluatorFactory>;
+    fn visit<N: Network>(self, engine: N) -> Self::Out {
+        let net = Arc::new(engine);
+        let name = net.describe();
+        Arc::new(FnFactory::new(name, move || {
+            Box::new(NetworkEvaluator::new(Arc::clone(&net))) as Box<dyn Evaluator>
+        }))
+    }
+}
+
+/// The evaluator factory and the network's identity for the run's manifest.
+fn load(weights: &str, backend: Backend) -> Result<(Arc<dyn EvaluatorFactory>, String)> {
+    if weights == "builtin:material" {
+        return Ok((MaterialEvaluator::factory(), "builtin:material".to_string()));
+    }
+    let file = WeightFile::open(std::path::Path::new(weights))
+        .with_context(|| format!("cannot load --weights {weights}"))?;
+    let identity = format!("{} xxh64 {:016x}", file.shape(), file.checksum());
+    let shape = file.shape().to_string();
+    let source: Arc<dyn TensorSource + Send + Sync> = Arc::new(file);
+    if backend != Backend::Reference {
+        if let Some(engine) = engines::with_engine(Arc::clone(&source), Factory) {
+            return Ok((
+                engine.context("cannot build the compiled engine")?,
+                identity,
+            ));
+        }
+        if backend == Backend::Compiled {
+            bail!(
+                "shape {shape} is not compiled into this binary (see `manaka shape list`); use --backend reference"
+            );
+        }
+        eprintln!("note: shape {shape} is not compiled in; using the reference evaluator");
+    }
+    let net = ReferenceNet::new(source).map_err(anyhow::Error::msg)?;
+    let name = format!("{shape} (reference)");
+    let factory: Arc<dyn EvaluatorFactory> = Arc::new(FnFactory::new(name, move || {
+        Box::new(ReferenceEvaluator::new(net.clone())) as Box<dyn Evaluator>
+    }));
+    Ok((factory, identity))
+}
+
+fn line(p: &Progress) -> String {
+    let t = &p.tally;
+    format!(
+        "selfplay: {}/{} games{}, {:.1} moves/s, B {} W {} D {} (mate {}, sennichite {}, nyugyoku {}, max-moves {}), {:.1} leaves/call",
+        p.games_done,
+        p.games_total,
+        if p.games_resumed > 0 {
+            format!(" ({} resumed)", p.games_resumed)
+        } else {
+            String::new()
+        },
+        p.moves_per_second(),
+        t.black_wins,
+        t.white_wins,
+        t.draws,
+        t.checkmates,
+        t.sennichite,
+        t.nyugyoku,
+        t.max_moves,
+        p.batch_fill(),
+    )
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if !(args.gumbel_scale.is_finite() && args.gumbel_scale > 0.0) {
+        bail!(
+            "--gumbel-scale must be a finite number above 0 (self-play needs noise so games differ), not {}",
+            args.gumbel_scale
+        );
+    }
+    let (factory, network) = load(&args.weights, args.backend)?;
+    let config = SelfplayConfig {
+        games: args.games,
+        settings: GameSettings {
+            simulations: args.simulations,
+            max_considered: args.max_considered,
+            gumbel_scale: args.gumbel_scale,
+            max_moves: args.max_moves,
+            entering_king: EnteringKingRule::Csa27,
+            cache_entries: 1 << 12,
+        },
+        seed: args.seed,
+        parallel_games: args.parallel as usize,
+        games_per_file: args.games_per_file,
+    };
+    let tty = std::io::stderr().is_terminal();
+    let every = if tty {
+        Duration::from_millis(500)
+    } else {
+        Duration::from_secs(10)
+    };
+    let mut last: Option<Instant> = None;
+    let mut printed = false;
+    let mut progress = |p: &Progress| {
+        if last.is_some_and(|t| t.elapsed() < every) {
+            return;
+        }
+        last = Some(Instant::now());
+        if tty {
+            eprint!("\r{}   ", line(p));
+            printed = true;
+        } else {
+            eprintln!("{}", line(p));
+        }
+    };
+    let result = selfplay::run(
+        &config,
+        &network,
+        factory,
+        args.threads as usize,
+        &args.out,
+        &mut progress,
+    );
+    if printed {
+        eprintln!();
+    }
+    let p = result.map_err(|e| anyhow!("{e}"))?;
+    eprintln!("{}", line(&p));
+    eprintln!(
+        "selfplay: {} moves in {:.1} s this session, {} files written to {}",
+        p.moves,
+        p.elapsed.as_secs_f64(),
+        p.files_written,
+        args.out.display()
+    );
+    Ok(())
+}

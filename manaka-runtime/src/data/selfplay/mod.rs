@@ -1,0 +1,374 @@
+//! Gumbel self-play producing dlshogi HCPE3 games.
+//!
+//! - Every move spends the full Sequential Halving schedule of `simulations` (no time limit,
+//!   no early stop: a mid-search cutoff biases the improved policy — the seed), with
+//!   non-zero root Gumbel noise so that games differ.
+//! - Games run side by side, one thread each; their leaves meet in one network call per
+//!   simulation ([`batcher`]): a call carries one simulation of every game in flight.
+//! - The game loop judges the rules: checkmate, entering-king declaration (the side to
+//!   move declares as soon as it may), fourfold repetition with perpetual check, and a
+//!   maximum game length (a draw).
+//! - Each move is stored with its eval (the search's root value as dlshogi's eval) and
+//!   candidates whose visit counts are proportional to the improved policy
+//!   ([`game::candidates`]).
+//! - Games are written in files of `games_per_file` games, each written atomically once all
+//!   its games are done. A run is resumable: files already in the directory are kept and
+//!   their games not played again; game `i` of a seed is the same game whenever and on
+//!   whichever thread it is played (its noise depends only on the seed and `i`), so a
+//!   resumed run writes the files an uninterrupted one would. A manifest in the directory
+//!   refuses resuming with other settings.
+
+pub mod batcher;
+pub mod game;
+
+pub use game::{Ending, GameSettings, PlayedGame, VISIT_SCALE, candidates, judge, play};
+
+#[cfg(test)]
+pub(crate) mod tests;
+
+use crate::data::hcpe3::{Hcpe3Game, encode_hcpe3, read_hcpe3};
+use crate::data::io::{DataError, write_atomic};
+use crate::eval::{EvaluatorFactory, ThreadedEvaluator};
+use crate::search::{GumbelSearch, SearchConfig};
+use crate::shogi::Position;
+use batcher::BatchServer;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// A self-play run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfplayConfig {
+    /// Games in the whole run (resumed runs count the games already written).
+    pub games: u64,
+    pub settings: GameSettings,
+    pub seed: u64,
+    /// Games in flight at once: the width of every network call.
+    pub parallel_games: usize,
+    /// Games per output file.
+    pub games_per_file: u64,
+}
+
+#[derive(Debug, Error)]
+pub enum SelfplayError {
+    #[error(transparent)]
+    Data(#[from] DataError),
+    #[error(
+        "{dir} holds a self-play run with other settings ({field}: '{found}' there, '{wanted}' now); resume with the same settings or use another --out"
+    )]
+    Mismatch {
+        dir: String,
+        field: String,
+        found: String,
+        wanted: String,
+    },
+    #[error(
+        "{file}: holds {found} games, but this run puts {expected} in that file; it is not from this run"
+    )]
+    ChunkSize {
+        file: String,
+        found: usize,
+        expected: u64,
+    },
+    #[error("game {index}: {reason}")]
+    Game { index: u64, reason: String },
+    #[error("invalid settings: {0}")]
+    Settings(String),
+}
+
+/// Results so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub black_wins: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    pub checkmates: u64,
+    pub sennichite: u64,
+    pub nyugyoku: u64,
+    pub max_moves: u64,
+}
+
+impl Tally {
+    fn add(&mut self, g: &Hcpe3Game) {
+        use crate::data::records::GameResult;
+        match g.outcome.result {
+            GameResult::BlackWin => self.black_wins += 1,
+            GameResult::WhiteWin => self.white_wins += 1,
+            GameResult::Draw => self.draws += 1,
+        }
+        self.sennichite += u64::from(g.outcome.sennichite);
+        self.nyugyoku += u64::from(g.outcome.nyugyoku);
+        self.max_moves += u64::from(g.outcome.max_moves);
+        self.checkmates +=
+            u64::from(!g.outcome.sennichite && !g.outcome.nyugyoku && !g.outcome.max_moves);
+    }
+}
+
+/// Where a run stands.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Progress {
+    pub games_total: u64,
+    /// Games finished, those found on disk at the start included.
+    pub games_done: u64,
+    /// Games found on disk at the start.
+    pub games_resumed: u64,
+    /// Moves played in this session.
+    pub moves: u64,
+    /// Simulations run in this session.
+    pub simulations: u64,
+    pub tally: Tally,
+    /// Network calls and leaves evaluated in this session.
+    pub calls: u64,
+    pub leaves: u64,
+    pub files_written: u64,
+    pub elapsed: Duration,
+}
+
+impl Progress {
+    pub fn moves_per_second(&self) -> f64 {
+        self.moves as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// Mean leaves per network call.
+    pub fn batch_fill(&self) -> f64 {
+        if self.calls == 0 {
+            0.0
+        } else {
+            self.leaves as f64 / self.calls as f64
+        }
+    }
+}
+
+/// The file holding chunk `c`.
+pub fn chunk_path(dir: &Path, c: u64) -> PathBuf {
+    dir.join(format!("selfplay-{c:06}.hcpe3"))
+}
+
+const MANIFEST: &str = "selfplay.manifest";
+
+fn manifest_text(config: &SelfplayConfig, network: &str) -> String {
+    let s = &config.settings;
+    format!(
+        "format = manaka self-play 1\nnetwork = {network}\nseed = {}\ngames_per_file = {}\nsimulations = {}\nmax_considered = {}\ngumbel_scale = {}\nmax_moves = {}\nentering_king = {:?}\nstart = startpos\n",
+        config.seed,
+        config.games_per_file,
+        s.simulations,
+        s.max_considered,
+        s.gumbel_scale,
+        s.max_moves,
+        s.entering_king
+    )
+}
+
+/// Writes the manifest, or checks that the one there matches.
+fn check_manifest(dir: &Path, wanted: &str) -> Result<(), SelfplayError> {
+    let path = dir.join(MANIFEST);
+    match std::fs::read_to_string(&path) {
+        Ok(found) => {
+            let lines = |t: &str| -> BTreeMap<String, String> {
+                t.lines()
+                    .filter_map(|l| l.split_once(" = "))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect()
+            };
+            let (f, w) = (lines(&found), lines(wanted));
+            for (k, v) in &w {
+                let there = f.get(k).cloned().unwrap_or_default();
+                if &there != v {
+                    return Err(SelfplayError::Mismatch {
+                        dir: dir.display().to_string(),
+                        field: k.clone(),
+                        found: there,
+                        wanted: v.clone(),
+                    });
+                }
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(write_atomic(&path, wanted.as_bytes())?)
+        }
+        Err(e) => Err(DataError::Io { path, source: e }.into()),
+    }
+}
+
+/// Runs (or resumes) self-play into `dir` with evaluators from `factory` (`threads` of
+/// them share each network call). `network` names the network for the manifest (shape and
+/// weights checksum, say). `progress` is called about twice a second and once at the end.
+pub fn run(
+    config: &SelfplayConfig,
+    network: &str,
+    factory: Arc<dyn EvaluatorFactory>,
+    threads: usize,
+    dir: &Path,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Progress, SelfplayError> {
+    let s = &config.settings;
+    if config.games == 0 || config.games_per_file == 0 || config.parallel_games == 0 {
+        return Err(SelfplayError::Settings(
+            "games, games per file and parallel games must be at least 1".into(),
+        ));
+    }
+    if s.simulations == 0 || s.max_considered == 0 || s.max_moves == 0 {
+        return Err(SelfplayError::Settings(
+            "simulations, max considered and max moves must be at least 1".into(),
+        ));
+    }
+    if !(s.gumbel_scale.is_finite() && s.gumbel_scale > 0.0) {
+        return Err(SelfplayError::Settings(format!(
+            "the Gumbel scale must be a finite number above 0 (self-play needs noise so games differ), not {}",
+            s.gumbel_scale
+        )));
+    }
+    if u16::try_from(s.max_moves).is_err() {
+        return Err(SelfplayError::Settings(
+            "max moves must fit HCPE3's 16-bit move count".into(),
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| DataError::Io {
+        path: dir.to_path_buf(),
+        source: e,
+    })?;
+    check_manifest(dir, &manifest_text(config, network))?;
+
+    let start = Instant::now();
+    let mut report = Progress {
+        games_total: config.games,
+        ..Progress::default()
+    };
+    let chunks = config.games.div_ceil(config.games_per_file);
+    let chunk_len = |c: u64| (config.games - c * config.games_per_file).min(config.games_per_file);
+    let mut todo: Vec<u64> = Vec::new();
+    for c in 0..chunks {
+        let path = chunk_path(dir, c);
+        if path.exists() {
+            let games = read_hcpe3(&path)?;
+            if games.len() as u64 != chunk_len(c) {
+                return Err(SelfplayError::ChunkSize {
+                    file: path.display().to_string(),
+                    found: games.len(),
+                    expected: chunk_len(c),
+                });
+            }
+            for g in &games {
+                report.tally.add(g);
+            }
+            report.games_resumed += games.len() as u64;
+        } else {
+            todo.extend(c * config.games_per_file..c * config.games_per_file + chunk_len(c));
+        }
+    }
+    report.games_done = report.games_resumed;
+    if todo.is_empty() {
+        report.elapsed = start.elapsed();
+        progress(&report);
+        return Ok(report);
+    }
+
+    let startpos = Position::startpos();
+    let server = BatchServer::new();
+    let stats = server.stats();
+    let workers = config.parallel_games.min(todo.len());
+    let connections: Vec<_> = (0..workers).map(|_| server.connect()).collect();
+    let next = AtomicUsize::new(0);
+    let abort = AtomicBool::new(false);
+    let (done_tx, done_rx) = mpsc::channel::<(u64, Result<PlayedGame, String>)>();
+    let mut pending: BTreeMap<u64, Vec<(u64, Hcpe3Game)>> = BTreeMap::new();
+    let mut first_error: Option<SelfplayError> = None;
+
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut evaluator = ThreadedEvaluator::new(factory.as_ref(), threads.max(1));
+            server.run(&mut evaluator);
+        });
+        for mut conn in connections {
+            let done_tx = done_tx.clone();
+            let (todo, next, abort, startpos) = (&todo, &next, &abort, &startpos);
+            scope.spawn(move || {
+                let mut search = GumbelSearch::new(SearchConfig {
+                    cache_entries: s.cache_entries,
+                    ..SearchConfig::default()
+                });
+                while !abort.load(Ordering::Relaxed) {
+                    let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
+                    let flag = conn.failure_flag();
+                    let failed = || flag.load(Ordering::Relaxed);
+                    let r = play(
+                        startpos,
+                        s,
+                        config.seed,
+                        index,
+                        &mut search,
+                        &mut conn,
+                        &failed,
+                    );
+                    if done_tx.send((index, r)).is_err() {
+                        break;
+                    }
+                }
+                drop(conn);
+            });
+        }
+        drop(done_tx);
+
+        let mut last_report = Instant::now();
+        loop {
+            match done_rx.recv_timeout(Duration::from_millis(250)) {
+                Ok((index, Ok(game))) => {
+                    report.games_done += 1;
+                    report.moves += game.record.moves.len() as u64;
+                    report.simulations += game.simulations;
+                    report.tally.add(&game.record);
+                    let c = index / config.games_per_file;
+                    let entry = pending.entry(c).or_default();
+                    entry.push((index, game.record));
+                    if entry.len() as u64 == chunk_len(c) {
+                        let mut games = pending.remove(&c).unwrap_or_default();
+                        games.sort_by_key(|(i, _)| *i);
+                        let games: Vec<Hcpe3Game> = games.into_iter().map(|(_, g)| g).collect();
+                        let written = encode_hcpe3(&games)
+                            .map_err(|reason| DataError::Encode {
+                                path: chunk_path(dir, c),
+                                reason,
+                            })
+                            .and_then(|bytes| write_atomic(chunk_path(dir, c), &bytes));
+                        match written {
+                            Ok(()) => report.files_written += 1,
+                            Err(e) => {
+                                abort.store(true, Ordering::Relaxed);
+                                first_error.get_or_insert(e.into());
+                            }
+                        }
+                    }
+                }
+                Ok((index, Err(reason))) => {
+                    abort.store(true, Ordering::Relaxed);
+                    first_error.get_or_insert(SelfplayError::Game { index, reason });
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if last_report.elapsed() >= Duration::from_millis(500) {
+                last_report = Instant::now();
+                report.calls = stats.calls.load(Ordering::Relaxed);
+                report.leaves = stats.leaves.load(Ordering::Relaxed);
+                report.elapsed = start.elapsed();
+                progress(&report);
+            }
+        }
+    });
+    report.calls = stats.calls.load(Ordering::Relaxed);
+    report.leaves = stats.leaves.load(Ordering::Relaxed);
+    report.elapsed = start.elapsed();
+    progress(&report);
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(report),
+    }
+}
