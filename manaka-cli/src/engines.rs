@@ -8,7 +8,9 @@
 use manaka::manaka_net;
 use manaka::kernels::Simd;
 use manaka::runtime::fixed::FixedNetError;
-use manaka::runtime::network::Network;
+use manaka::runtime::eval::EvaluatorFactory;
+use manaka::runtime::network::{Network, NetworkFactory};
+use manaka::runtime::usi::CompiledHook;
 use manaka::runtime::weights::TensorSource;
 use std::sync::Arc;
 
@@ -72,4 +74,22 @@ compiled_shapes! {
     pair0_d256_o1_h32_h232_halfkp_nnue = "pair0_d256_o1_h32_h232_halfkp_nnue",
     pair0_d16_o1_h8_halfkp_nnue = "pair0_d16_o1_h8_halfkp_nnue",
     pair4_d16_o2_h32 = "pair4_d16_o2_h32",
+}
+
+/// Makes an evaluator factory over the compiled engine (shared by every search thread).
+struct FactoryVisitor;
+
+impl EngineVisitor for FactoryVisitor {
+    type Out = Arc<dyn EvaluatorFactory>;
+    fn visit<N: Network>(self, engine: N) -> Self::Out {
+        Arc::new(NetworkFactory(Arc::new(engine)))
+    }
+}
+
+/// The hook the USI engine and `manaka go` use to prefer a compiled engine for a weight
+/// file's shape (see `manaka_runtime::usi::network`).
+pub fn compiled_hook() -> Arc<CompiledHook> {
+    Arc::new(|source: Arc<dyn TensorSource + Send + Sync>| {
+        with_engine(source, FactoryVisitor).map(|r| r.map_err(|e| e.to_string().into()))
+    })
 }

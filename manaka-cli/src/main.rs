@@ -39,9 +39,28 @@ enum Command {
     Label(cmd::label::Args),
     Positions(cmd::positions::Args),
     Selfplay(cmd::selfplay::Args),
+    Usi(cmd::usi::Args),
+    Go(cmd::go::Args),
+}
+
+/// Whether this binary was started under a name ending in `-usi` (e.g. a `manaka-usi`
+/// symlink or copy): shogi GUIs launch engines without arguments, so that name alone makes
+/// it the USI engine.
+fn started_as_usi_engine() -> bool {
+    let Some(arg0) = std::env::args_os().next() else {
+        return false;
+    };
+    let stem = std::path::Path::new(&arg0).file_stem().map(|s| s.to_string_lossy().to_lowercase());
+    stem.is_some_and(|s| s.ends_with("-usi"))
 }
 
 fn main() -> ExitCode {
+    if started_as_usi_engine() && std::env::args_os().len() == 1 {
+        return match cmd::usi::run(cmd::usi::Args {}) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => cmd::report_error(&e),
+        };
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return cmd::report_clap_error(e),
@@ -57,6 +76,8 @@ fn main() -> ExitCode {
         Command::Label(args) => cmd::label::run(args),
         Command::Positions(args) => cmd::positions::run(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),
+        Command::Usi(args) => cmd::usi::run(args),
+        Command::Go(args) => cmd::go::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

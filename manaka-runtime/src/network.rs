@@ -6,7 +6,7 @@
 //! `update` (token deltas, SPEC §3–4), and read by the head, one position at a time or a
 //! whole batch at once (the batch shares one pass over W1).
 
-use crate::eval::{Evaluation, Evaluator, Leaf};
+use crate::eval::{Evaluation, Evaluator, EvaluatorFactory, Leaf};
 use crate::shogi::{MoveEffect, Position};
 use manaka_shapes::Shape;
 use std::sync::Arc;
@@ -81,5 +81,19 @@ impl<N: Network> Evaluator for NetworkEvaluator<N> {
         let items: Vec<StateLeaf<'_, N::State>> =
             batch.iter().zip(&self.scratch).map(|(&leaf, state)| StateLeaf { state, leaf }).collect();
         self.net.evaluate_batch(&items, out);
+    }
+}
+
+/// An [`EvaluatorFactory`] over a shared [`Network`]: every evaluator it makes (one per
+/// search thread) reads the same weights.
+pub struct NetworkFactory<N: Network>(pub Arc<N>);
+
+impl<N: Network> EvaluatorFactory for NetworkFactory<N> {
+    fn name(&self) -> String {
+        self.0.describe()
+    }
+
+    fn create(&self) -> Box<dyn Evaluator> {
+        Box::new(NetworkEvaluator::new(self.0.clone()))
     }
 }

@@ -53,7 +53,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let position = super::position_from(&args.sfen, &args.moves)?;
     let weights = args.weights.clone().unwrap_or_default();
-    let net = network::resolve(&weights)
+    let net = network::resolve_with(&weights, crate::engines::compiled_hook().as_ref())
         .map_err(|e| anyhow!("{e}"))
         .with_context(|| format!("cannot load --weights '{weights}'"))?;
     let mut evaluator = net.factory.create();

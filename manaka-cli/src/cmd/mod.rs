@@ -3,12 +3,14 @@
 pub mod bench;
 pub mod build_engine;
 pub mod eval;
+pub mod go;
 pub mod label;
 pub mod moves;
 pub mod perft;
 pub mod positions;
 pub mod selfplay;
 pub mod shape;
+pub mod usi;
 pub mod weights;
 
 use anyhow::{Context, Result};

@@ -519,7 +519,12 @@ impl SearchJob {
     }
 }
 
-/// The default loader: [`network::resolve`].
+/// The default loader: [`network::resolve`] (the reference evaluator for every shape).
 pub fn default_loader() -> Loader {
     Box::new(network::resolve)
+}
+
+/// A loader that prefers compiled engines: [`network::resolve_with`] with `compiled`.
+pub fn loader_with(compiled: Arc<network::CompiledHook>) -> Loader {
+    Box::new(move |eval_file| network::resolve_with(eval_file, compiled.as_ref()))
 }

@@ -27,9 +27,9 @@ pub mod time;
 #[cfg(test)]
 mod tests;
 
-pub use engine::{Engine, Loader, default_loader};
+pub use engine::{Engine, Loader, default_loader, loader_with};
 pub use info::Output;
-pub use network::{LoadError, LoadedNetwork, load_network};
+pub use network::{CompiledHook, LoadError, LoadedNetwork, load_network, resolve_with};
 pub use options::EngineOptions;
 
 use std::io::{self, BufRead, Write};

@@ -1,14 +1,17 @@
 //! Where the engine's network comes from: the one place that turns the `EvalFile` option
 //! into an evaluator factory.
 //!
-//! [`load_network`] is the plug-in point for the real networks: an MNW1 file through the
-//! reference evaluator (or a compiled engine for its shape), and, with no file, the embedded
-//! default shape `pair16_d128_o3_h512` with seeded random weights until trained weights
-//! exist. Until that is wired in, it answers with the built-in material evaluator and says
-//! so. [`resolve`] handles what the engine understands besides file paths
-//! (`builtin:material`) and then calls [`load_network`].
+//! A weight file is memory-mapped once and shared by every evaluator the factory makes (one
+//! per search thread). Its shape picks the evaluator: the compiled engine for that shape when
+//! the binary has one (the [`CompiledHook`] the caller passes — the `manaka` CLI passes its
+//! compiled-in shapes), else the reference evaluator, which runs any valid shape, slowly.
+//! With no file the engine runs the embedded default: shape `pair16_d128_o3_h512` with
+//! seeded random weights, until trained weights are embedded.
 
-use crate::eval::{EvaluatorFactory, MaterialEvaluator};
+use crate::eval::{EvaluatorFactory, FnFactory, MaterialEvaluator};
+use crate::reference::{ReferenceEvaluator, ReferenceNet};
+use crate::weights::{TensorSource, WeightFile, init};
+use manaka_shapes::Shape;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -28,43 +31,56 @@ pub const BUILTIN_MATERIAL: &str = "builtin:material";
 /// The shape the engine runs when no `EvalFile` is set.
 pub const DEFAULT_SHAPE: &str = "pair16_d128_o3_h512";
 
-/// Loads the network for an `EvalFile` value: empty (or `<empty>`) for the embedded
-/// default, [`BUILTIN_MATERIAL`], or a weight-file path.
+/// Seed of the embedded default's random weights.
+pub const DEFAULT_SEED: u64 = 1;
+
+/// Builds a compiled engine's evaluator factory for weights whose shape the binary has
+/// compiled in; `None` for any other shape (the reference evaluator is used then).
+pub type CompiledHook = dyn Fn(Arc<dyn TensorSource + Send + Sync>) -> Option<Result<Arc<dyn EvaluatorFactory>, LoadError>> + Send + Sync;
+
+/// Loads the network for an `EvalFile` value with the reference evaluator only: empty (or
+/// `<empty>`) for the embedded default, [`BUILTIN_MATERIAL`], or a weight-file path.
 pub fn resolve(eval_file: &str) -> Result<LoadedNetwork, LoadError> {
+    resolve_with(eval_file, &|_| None)
+}
+
+/// As [`resolve`], preferring a compiled engine from `compiled` for the file's shape.
+pub fn resolve_with(eval_file: &str, compiled: &CompiledHook) -> Result<LoadedNetwork, LoadError> {
     match eval_file.trim() {
-        "" | "<empty>" => load_network(None),
-        BUILTIN_MATERIAL => Ok(material(
-            "EvalFile builtin:material: material evaluator, uniform policy",
-        )),
-        path => load_network(Some(Path::new(path))),
+        "" | "<empty>" => load_network(None, compiled),
+        BUILTIN_MATERIAL => Ok(material("EvalFile builtin:material: material evaluator, uniform policy")),
+        path => load_network(Some(Path::new(path)), compiled),
     }
 }
 
 /// Loads a weight file, or the embedded default network when `eval_file` is `None`.
-///
-/// PLUG-IN POINT: replace the body with the reference evaluator (`crate::reference`) behind
-/// an [`EvaluatorFactory`] sharing the mapped weights — `None` →
-/// `"EvalFile not set: embedded default pair16_d128_o3_h512, random weights"`, `Some(path)`
-/// → the file's shape and path. Errors are reported by the engine as `info string` and it
-/// falls back to the default.
-pub fn load_network(eval_file: Option<&Path>) -> Result<LoadedNetwork, LoadError> {
-    match eval_file {
-        None => Ok(material(&format!(
-            "EvalFile not set: built-in material evaluator (the embedded default {DEFAULT_SHAPE} is not wired in yet)"
-        ))),
-        Some(path) => {
-            let meta = std::fs::metadata(path)
-                .map_err(|e| format!("cannot open '{}': {e}", path.display()))?;
-            if !meta.is_file() {
-                return Err(format!("'{}' is not a file", path.display()).into());
-            }
-            Err(format!(
-                "'{}': loading MNW1 weight files is not wired into the engine yet",
-                path.display()
+pub fn load_network(eval_file: Option<&Path>, compiled: &CompiledHook) -> Result<LoadedNetwork, LoadError> {
+    let (source, origin): (Arc<dyn TensorSource + Send + Sync>, String) = match eval_file {
+        None => {
+            let shape = Shape::parse(DEFAULT_SHAPE).expect("the default shape is valid");
+            (
+                Arc::new(init::random_weights(&shape, DEFAULT_SEED)),
+                format!("EvalFile not set: embedded default {DEFAULT_SHAPE}, random weights"),
             )
-            .into())
         }
+        Some(path) => {
+            let file = WeightFile::open(path).map_err(|e| format!("cannot load '{}': {e}", path.display()))?;
+            let origin = format!("EvalFile {}: shape {}", path.display(), file.shape());
+            (Arc::new(file), origin)
+        }
+    };
+    let shape = source.shape().to_string();
+    if let Some(factory) = compiled(source.clone()) {
+        let factory = factory?;
+        let description = format!("{origin}, {}", factory.name());
+        return Ok(LoadedNetwork { factory, description });
     }
+    let net = ReferenceNet::new(source).map_err(|e| format!("weights for {shape}: {e}"))?;
+    let factory: Arc<dyn EvaluatorFactory> = Arc::new(FnFactory::new(format!("{shape} (reference)"), move || {
+        Box::new(ReferenceEvaluator::new(net.clone()))
+    }));
+    let description = format!("{origin}, reference evaluator (shape {shape} is not compiled into this binary; slow)");
+    Ok(LoadedNetwork { factory, description })
 }
 
 fn material(description: &str) -> LoadedNetwork {
@@ -83,13 +99,8 @@ mod tests {
         let m = resolve(BUILTIN_MATERIAL).unwrap();
         assert!(m.description.contains("material"));
         assert!(m.factory.name().contains("material"));
-        assert!(
-            resolve("")
-                .unwrap()
-                .description
-                .starts_with("EvalFile not set")
-        );
-        assert!(resolve("<empty>").is_ok());
+        let d = resolve("").unwrap().description;
+        assert!(d.starts_with("EvalFile not set: embedded default pair16_d128_o3_h512, random weights"), "{d}");
         let e = resolve("/no/such/file.mnw").err().unwrap().to_string();
         assert!(e.contains("/no/such/file.mnw"), "{e}");
     }
