@@ -14,7 +14,7 @@
 //! weights, with `A = 40` active tokens and `P = 780` active pairs as the typical counts: each
 //! aggregate block has raw RMS about 1 (so `ks` scalars and the raw field term of the policy
 //! stay near 0, and power sums stay far from f32 limits), the lse channels of the pair table are
-//! positive (they hold exp(x), SPEC §4) and sum to about 1, norm gains are 1, hidden layers are
+//! positive (they hold exp(x), SPEC §4) and sum to about e (ln about 1), norm gains are 1, hidden layers are
 //! He-initialised (about half the units active), biases are U(±0.01), value logits have standard
 //! deviation about 0.4 and policy logits about 1. `tests/weights_init.rs` checks this with an
 //! independent forward pass.
@@ -66,14 +66,18 @@ pub fn distribution(shape: &Shape, spec: &TensorSpec) -> Distribution {
         "pair" => {
             let width = u64::from(shape.pair);
             let lse = u64::from(shape.lse.unwrap_or(0));
-            // Linear channels: the sum of 780 rows has RMS 1. Lse channels hold exp(x) > 0
-            // and sum to about 1, so that ln(sum) is about 0 and varies with the position.
+            // Linear channels: the sum of 780 rows has RMS 1. Lse channels hold exp(x) > 0.
             let a = (3.0 / pairs).sqrt() as f32;
             Distribution::PairColumns {
                 width,
                 first_lse: width - lse.min(width),
                 linear: (-a, a),
-                lse: ((0.5 / pairs) as f32, (1.5 / pairs) as f32),
+                // Sum about e, so ln(sum) is about 1: a readout near ln(1) = 0 would sit where the
+                // RMS normalisation is dominated by its epsilon and amplifies f32 rounding.
+                lse: (
+                    (0.5 * std::f64::consts::E / pairs) as f32,
+                    (1.5 * std::f64::consts::E / pairs) as f32,
+                ),
             }
         }
         // Σvvᵀ has a diagonal averaging 1; field values have RMS 1.
