@@ -29,10 +29,9 @@ const TEST: &str = "data_cshogi";
 
 /// Board, side and hands: the SFEN without its move number.
 fn sfen3(pos: &Position) -> String {
-    pos.to_sfen()
-        .rsplitn(2, ' ')
-        .nth(1)
-        .unwrap_or_default()
+    let sfen = pos.to_sfen();
+    sfen.rsplit_once(' ')
+        .map_or(sfen.as_str(), |(head, _)| head)
         .to_string()
 }
 

@@ -74,7 +74,7 @@ const HAND_MADE: [&str; 4] = [
 ];
 
 fn sfen3(p: &Position) -> String {
-    p.to_sfen().rsplitn(2, ' ').nth(1).unwrap().to_string()
+    p.to_sfen().rsplit_once(' ').unwrap().0.to_string()
 }
 
 #[test]

@@ -497,11 +497,12 @@ fn parse_info(line: &str) -> Result<Info, String> {
                     }
                 });
                 i += 3;
-                if let Some(&b) = words.get(i) {
-                    if b == "lowerbound" || b == "upperbound" {
-                        info.bound = true;
-                        i += 1;
-                    }
+                if words
+                    .get(i)
+                    .is_some_and(|b| *b == "lowerbound" || *b == "upperbound")
+                {
+                    info.bound = true;
+                    i += 1;
                 }
             }
             "pv" => {

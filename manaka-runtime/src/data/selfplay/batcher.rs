@@ -16,6 +16,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 
+/// Owned copies of one game's leaves (position, legal moves).
+type Leaves = Vec<(Position, Vec<Move>)>;
+
 enum Message {
     /// A game thread starts sending requests.
     Join,
@@ -23,7 +26,7 @@ enum Message {
     Leave,
     /// Leaves to evaluate for one game, and where to send the answer.
     Evaluate {
-        leaves: Vec<(Position, Vec<Move>)>,
+        leaves: Leaves,
         reply: Sender<Vec<Evaluation>>,
     },
 }
@@ -88,7 +91,7 @@ impl BatchServer {
         } = self;
         drop(tx); // only the connections keep the channel open now
         let mut live = 0usize;
-        let mut pending: Vec<(Vec<(Position, Vec<Move>)>, Sender<Vec<Evaluation>>)> = Vec::new();
+        let mut pending: Vec<(Leaves, Sender<Vec<Evaluation>>)> = Vec::new();
         let mut out = Vec::new();
         loop {
             let message = match rx.recv() {

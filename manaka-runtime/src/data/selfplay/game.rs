@@ -38,7 +38,7 @@ pub fn candidates(result: &SearchResult) -> Vec<(Move, u16)> {
         .iter()
         .map(|m| m.improved_policy)
         .fold(0.0f64, f64::max);
-    if !(max > 0.0) || !max.is_finite() {
+    if max.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !max.is_finite() {
         return result
             .best_move
             .map(|m| vec![(m, u16::MAX)])
