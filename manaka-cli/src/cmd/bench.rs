@@ -14,12 +14,13 @@
 //!   rebuilds the accumulators, then head and policy, in f64) over the engine's;
 //! - `batch_head_ns`: `head_ns` when 16 leaves share one pass over W1 (the batched search);
 //! - `refresh_ns`: rebuilding both accumulators from scratch;
-//! - `w1_stream_ns`: a streaming dot product over a buffer of W1's size at the same SIMD
-//!   level, i.e. the bandwidth floor of a batch-of-one head (see docs/benchmarks.md).
+//! - `w1_stream_ns`: reading a buffer of W1's size once at the same vector width (a sum
+//!   into independent accumulators), i.e. the bandwidth floor of a batch-of-one head (see
+//!   docs/benchmarks.md).
 
 use crate::engines::{self, COMPILED, EngineVisitor};
 use anyhow::{Context, Result, bail};
-use manaka::kernels::{self, Simd};
+use manaka::kernels::Simd;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::{Network, StateLeaf};
 use manaka::runtime::reference::ReferenceNet;
@@ -434,29 +435,61 @@ impl EngineVisitor for Measure<'_> {
     }
 }
 
-/// Time to read `len` f32 values once with the SIMD dot product (the buffer stays warm in
-/// whatever cache level holds it, as W1 does between evaluations).
+/// Time to read `len` f32 values once at `simd`'s vector width: the buffer is summed into
+/// eight independent vector accumulators, so nothing waits on an FMA or add latency chain and
+/// the time is that of moving the data (the kernels' dot product, with two accumulators,
+/// measures its latency chain instead). The buffer stays warm in whatever cache level holds
+/// it, as W1 does between evaluations.
 fn stream_ns(simd: Simd, len: usize, budget: Duration) -> f64 {
-    const CHUNK: usize = 4096;
-    let len = len.div_ceil(CHUNK) * CHUNK;
-    let a = vec![[1.0f32; CHUNK]; len / CHUNK];
-    let x = [0.5f32; CHUNK];
+    let a = vec![1.0f32; len.div_ceil(128) * 128];
     time_ns(budget, 1, || {
-        let mut s = 0.0;
-        for row in &a {
-            s += kernels::dot::<CHUNK>(simd, row, &x);
-        }
-        black_box(s);
+        black_box(stream_sum(simd, black_box(&a)));
     })
+}
+
+/// Plain Rust that the compiler vectorises at the requested width (no intrinsics: those
+/// live in `kernels/`); `L` floats are eight vectors of that width.
+#[inline(always)]
+fn sum_lanes<const L: usize>(buf: &[f32]) -> f32 {
+    let mut acc = [0.0f32; L];
+    for chunk in buf.chunks_exact(L) {
+        for (a, &x) in acc.iter_mut().zip(chunk) {
+            *a += x;
+        }
+    }
+    acc.iter().sum()
+}
+
+fn stream_sum(simd: Simd, buf: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        fn avx2(buf: &[f32]) -> f32 {
+            sum_lanes::<64>(buf)
+        }
+        #[target_feature(enable = "avx512f")]
+        fn avx512(buf: &[f32]) -> f32 {
+            sum_lanes::<128>(buf)
+        }
+        match simd.name() {
+            // SAFETY: a `Simd` of these levels exists only when the CPU has their features.
+            "avx2" => return unsafe { avx2(buf) },
+            "avx512" => return unsafe { avx512(buf) },
+            _ => {}
+        }
+    }
+    let _ = simd;
+    sum_lanes::<32>(buf)
 }
 
 /// The core clock, estimated from a chain of dependent one-cycle integer operations
 /// (rotate, xor): there are no cycle counters in this VM, and the roofline needs cycles.
 fn measure_clock_ghz() -> f64 {
-    const N: u64 = 10_000_000;
+    const N: u64 = 2_000_000;
     let mut best = f64::INFINITY;
-    // The fastest of several short rounds: a round the scheduler interrupted is discarded.
-    for _ in 0..12 {
+    // The fastest of many short rounds (about a millisecond each): a round that shared the
+    // core with another process, or was interrupted, is discarded.
+    for _ in 0..60 {
         let t = Instant::now();
         let mut x = black_box(0x1234_5678_9abc_def0u64);
         for _ in 0..N {
