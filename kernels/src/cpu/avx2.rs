@@ -97,38 +97,103 @@ pub unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
     s
 }
 
-/// Rows of W outer, inputs inner in groups of four: each W row is loaded from memory once
-/// and stays in L1 while every input reads it.
+/// Rows of W outer, inputs inner, in register blocks: 4 rows × 2 inputs share each loaded
+/// vector (4+2 loads per 8 FMAs), so the loop is bound by FMAs rather than loads, and
+/// the 8 accumulators are independent chains, which hides the FMA latency. A block of 4
+/// W rows stays in L1 while every input tile reads it, so W is streamed from memory once
+/// per call. A batch of one uses 8 rows × 1 input (8 independent chains).
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn affine_batch(w: &[f32], b: &[f32], xs: &[f32], out: &mut [f32], n_in: usize, n_out: usize, batch: usize) {
+    assert!(w.len() >= n_in * n_out && b.len() >= n_out && xs.len() >= n_in * batch && out.len() >= n_out * batch);
     let body = n_in / W * W;
-    for r in 0..n_out {
-        let row = &w[r * n_in..(r + 1) * n_in];
-        let mut j = 0;
-        while j < batch {
-            let g = (batch - j).min(4);
-            let mut acc = [_mm256_setzero_ps(); 4];
-            let mut i = 0;
-            while i < body {
-                // SAFETY: i + 8 <= n_in; input rows j..j+g exist (j + g <= batch).
-                unsafe {
-                    let wv = _mm256_loadu_ps(row.as_ptr().add(i));
-                    for (t, a) in acc.iter_mut().enumerate().take(g) {
-                        *a = _mm256_fmadd_ps(wv, _mm256_loadu_ps(xs.as_ptr().add((j + t) * n_in + i)), *a);
+    // Finishes one output: the block's vector sum, the scalar tail past `body`, the bias.
+    let finish = |out: &mut [f32], r: usize, j: usize, s: f32| {
+        let (row, x) = (&w[r * n_in..(r + 1) * n_in], &xs[j * n_in..(j + 1) * n_in]);
+        let tail: f32 = (body..n_in).map(|k| row[k] * x[k]).sum();
+        out[j * n_out + r] = b[r] + s + tail;
+    };
+    let mut r = 0;
+    if batch == 1 {
+        while r + 8 <= n_out {
+            // SAFETY: rows r..r+8 and input 0 are in bounds (asserted above).
+            let sums = unsafe { block::<8, 1>(w.as_ptr().add(r * n_in), xs.as_ptr(), n_in, body) };
+            for (k, s) in sums.iter().enumerate() {
+                finish(out, r + k, 0, s[0]);
+            }
+            r += 8;
+        }
+    } else {
+        let mut sums = [[0.0f32; 2]; 4];
+        // The first T columns of a block's sums into the tile's sums.
+        fn copy<const T: usize>(dst: &mut [[f32; 2]; 4], src: [[f32; T]; 4]) {
+            for (d, s) in dst.iter_mut().zip(src) {
+                d[..T].copy_from_slice(&s);
+            }
+        }
+        while r + 4 <= n_out {
+            let wp = w[r * n_in..].as_ptr();
+            let mut j = 0;
+            while j < batch {
+                let g = (batch - j).min(2);
+                let xp = xs[j * n_in..].as_ptr();
+                // SAFETY: rows r..r+4 and inputs j..j+g are in bounds (asserted above).
+                match g {
+                    1 => copy(&mut sums, unsafe { block::<4, 1>(wp, xp, n_in, body) }),
+                    _ => copy(&mut sums, unsafe { block::<4, 2>(wp, xp, n_in, body) }),
+                }
+                for (k, row) in sums.iter().enumerate() {
+                    for (t, &s) in row.iter().enumerate().take(g) {
+                        finish(out, r + k, j + t, s);
                     }
                 }
-                i += W;
+                j += g;
             }
-            for (t, a) in acc.iter().enumerate().take(g) {
-                let x = &xs[(j + t) * n_in..(j + t + 1) * n_in];
-                // SAFETY: AVX2 is enabled for this function.
-                let mut s = unsafe { hsum(*a) };
-                for k in body..n_in {
-                    s += row[k] * x[k];
-                }
-                out[(j + t) * n_out + r] = b[r] + s;
-            }
-            j += g;
+            r += 4;
         }
     }
+    // Rows left over: one at a time, each against every input.
+    while r < n_out {
+        for j in 0..batch {
+            // SAFETY: row r and input j are in bounds (asserted above).
+            let sums = unsafe { block::<1, 1>(w.as_ptr().add(r * n_in), xs.as_ptr().add(j * n_in), n_in, body) };
+            finish(out, r, j, sums[0][0]);
+        }
+        r += 1;
+    }
+}
+
+/// `Σ_{i < body} w[k·n_in + i] · x[t·n_in + i]` for each of a block of `R` rows and `T`
+/// inputs, as `[k][t]`.
+///
+/// # Safety
+/// `R` rows of `n_in` floats at `w` and `T` rows at `x` must be readable; `body` is a multiple
+/// of the vector width and at most `n_in`.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn block<const R: usize, const T: usize>(w: *const f32, x: *const f32, n_in: usize, body: usize) -> [[f32; T]; R] {
+    let mut sums = [[0.0f32; T]; R];
+    let mut acc = [[_mm256_setzero_ps(); T]; R];
+    let mut i = 0;
+    while i < body {
+        // SAFETY: i + W <= body <= n_in for every row read (caller's contract).
+        unsafe {
+            let mut wv = [_mm256_setzero_ps(); R];
+            for (k, v) in wv.iter_mut().enumerate() {
+                *v = _mm256_loadu_ps(w.add(k * n_in + i));
+            }
+            for t in 0..T {
+                let xv = _mm256_loadu_ps(x.add(t * n_in + i));
+                for k in 0..R {
+                    acc[k][t] = _mm256_fmadd_ps(wv[k], xv, acc[k][t]);
+                }
+            }
+        }
+        i += W;
+    }
+    for k in 0..R {
+        for t in 0..T {
+            // SAFETY: the target features of this function are enabled.
+            sums[k][t] = unsafe { hsum(acc[k][t]) };
+        }
+    }
+    sums
 }
