@@ -7,8 +7,11 @@
 //! compare them on random inputs (AVX-512 under Miri on CPUs without it; see
 //! `scripts/miri-avx512`).
 //!
-//! `cuda/` holds the CUDA C templates the macro specialises per shape.
+//! `cuda/` holds the CUDA C templates; [`cuda::source`] specialises them for a shape (the
+//! macro embeds the result as each engine's `CUDA_SOURCE`, the runtime's CUDA evaluator
+//! compiles it with NVRTC).
 
 pub mod cpu;
+pub mod cuda;
 
 pub use cpu::{Simd, SimdError, add_assign, affine_batch, dot, power_update, prefetch, sub_assign};

@@ -1,0 +1,109 @@
+//! A batch of leaves as the kernels read it: one array of `u32` words in the layout of
+//! `manaka_kernels::cuda::PackedLayout` (tokens per perspective, then the legal moves'
+//! policy labels and `policy.from` indices).
+
+use crate::eval::Leaf;
+use crate::labels::move_label;
+use crate::tokens::{self, MAX_ACTIVE};
+use manaka_kernels::cuda::{MAX_TOKENS, PackedLayout, pack_move};
+use manaka_shapes::Shape;
+
+// The kernels reserve MAX_TOKENS slots per perspective; every token list must fit.
+const _: () = assert!(MAX_ACTIVE <= MAX_TOKENS);
+
+/// Packs `batch` into `words` (cleared first) and returns its layout.
+///
+/// Per leaf, perspective 0 is the side to move and 1 the other side (so the head input is
+/// `[blocks(side to move), blocks(other side)]`, SPEC §5). With `split` each list holds the
+/// perspective's own tokens first, and the count word carries how many (SPEC §4). Each move
+/// becomes its label in the side to move's view and its `policy.from` index `kind · 82 +
+/// from`, `kind` the piece before promotion, `from` relative to the side to move or 81 for a
+/// drop (SPEC §5).
+pub(crate) fn pack(shape: &Shape, batch: &[Leaf<'_>], words: &mut Vec<u32>) -> PackedLayout {
+    let moves: usize = batch.iter().map(|l| l.moves.len()).sum();
+    let layout = PackedLayout::new(batch.len(), moves);
+    words.clear();
+    words.resize(layout.len, 0);
+    let mut next_move = 0usize;
+    for (i, leaf) in batch.iter().enumerate() {
+        let pos = leaf.position;
+        let stm = pos.side_to_move();
+        for (p, color) in [stm, stm.flip()].into_iter().enumerate() {
+            let active = tokens::active_tokens(shape.features, pos, color);
+            let ids = active.as_slice();
+            let slot = layout.tokens + (2 * i + p) * MAX_TOKENS;
+            let mut own = 0usize;
+            if shape.split {
+                // Own tokens first, each group in list order.
+                let (mine, theirs): (Vec<u32>, Vec<u32>) = ids.iter().partition(|&&t| tokens::is_own(shape.features, t));
+                own = mine.len();
+                for (k, &t) in mine.iter().chain(&theirs).enumerate() {
+                    words[slot + k] = t;
+                }
+            } else {
+                words[slot..slot + ids.len()].copy_from_slice(ids);
+            }
+            words[layout.counts + 2 * i + p] = ids.len() as u32 | ((own as u32) << 16);
+        }
+        words[layout.move_start + i] = next_move as u32;
+        for &m in leaf.moves {
+            let label = move_label(m, stm);
+            let (kind, from) = match m.from() {
+                Some(from) => (
+                    pos.piece_at(from).map_or(0, |p| p.kind as u8),
+                    from.relative(stm).index() as u8,
+                ),
+                None => (m.drop_kind().map_or(0, |d| d.piece_kind() as u8), 81),
+            };
+            words[layout.moves + next_move] = pack_move(label, kind, from);
+            next_move += 1;
+        }
+    }
+    words[layout.move_start + batch.len()] = next_move as u32;
+    layout
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shogi::Position;
+
+    #[test]
+    fn packs_both_perspectives_side_to_move_first_and_every_move() {
+        let shape = Shape::parse("pair4_d16_o2_h32_split").unwrap();
+        let mut white = Position::startpos();
+        white.play_usi_moves(["7g7f"]).unwrap();
+        let black = Position::startpos();
+        let (bm, wm) = (black.legal_moves(), white.legal_moves());
+        let batch = [
+            Leaf { position: &black, moves: &bm },
+            Leaf { position: &white, moves: &wm },
+        ];
+        let mut words = Vec::new();
+        let l = pack(&shape, &batch, &mut words);
+        assert_eq!(words.len(), l.len);
+        assert_eq!(l.len, l.moves + bm.len() + wm.len());
+        // 40 native tokens per perspective, 20 of them the perspective's own.
+        for w in &words[l.counts..l.counts + 4] {
+            assert_eq!((w & 0xffff, w >> 16), (40, 20));
+        }
+        // Leaf 1 (White to move): perspective 0 is White's view.
+        let white_view = tokens::active_tokens(shape.features, &white, white.side_to_move());
+        let slot = &words[l.tokens + 2 * MAX_TOKENS..l.tokens + 3 * MAX_TOKENS];
+        let mut got = slot.to_vec();
+        let mut want = white_view.as_slice().to_vec();
+        assert!(got[..20].iter().all(|&t| tokens::is_own(shape.features, t)), "own tokens first");
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        assert_eq!(words[l.move_start], 0);
+        assert_eq!(words[l.move_start + 1] as usize, bm.len());
+        assert_eq!(words[l.move_start + 2] as usize, bm.len() + wm.len());
+        // Black's 7g7f: label 59 (SPEC §5), a pawn (kind 0) from 7g (square 60).
+        let k = bm.iter().position(|m| m.to_string() == "7g7f").unwrap();
+        assert_eq!(words[l.moves + k], pack_move(59, 0, 60));
+        // White's 3c3d is its 7g7f once rotated: the same label and origin.
+        let k = wm.iter().position(|m| m.to_string() == "3c3d").unwrap();
+        assert_eq!(words[l.moves + bm.len() + k], pack_move(59, 0, 60));
+    }
+}
