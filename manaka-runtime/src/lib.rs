@@ -13,13 +13,11 @@
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 //! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential and batched.
 //! - [`usi`]: the USI protocol loop, generic over an evaluator factory.
-//! - `cuda` (feature `cuda`): the CUDA batch evaluator — shape-specialised kernels compiled
-//!   by NVRTC, weights uploaded once, whole batches of leaves per call (docs/gpu.md).
+//! - [`train`]: the trainer — hand-derived backward pass for every block, lazy Adam, data
+//!   loading, checkpoints and resumption (`manaka train`).
 //! - [`data`]: training data — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue — readers,
 //!   writers, a USI client for labelling, random positions.
 
-#[cfg(feature = "cuda")]
-pub mod cuda;
 pub mod data;
 pub mod eval;
 pub mod fixed;
@@ -29,5 +27,6 @@ pub mod reference;
 pub mod search;
 pub mod shogi;
 pub mod tokens;
+pub mod train;
 pub mod usi;
 pub mod weights;
