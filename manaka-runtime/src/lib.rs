@@ -15,9 +15,13 @@
 //! - [`usi`]: the USI protocol loop, generic over an evaluator factory.
 //! - [`train`]: the trainer — hand-derived backward pass for every block, lazy Adam, data
 //!   loading, checkpoints and resumption (`manaka train`).
+//! - `cuda` (feature `cuda`): the CUDA batch evaluator — shape-specialised kernels compiled
+//!   by NVRTC, weights uploaded once, whole batches of leaves per call (docs/gpu.md).
 //! - [`data`]: training data — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue — readers,
 //!   writers, a USI client for labelling, random positions.
 
+#[cfg(feature = "cuda")]
+pub mod cuda;
 pub mod data;
 pub mod eval;
 pub mod fixed;
