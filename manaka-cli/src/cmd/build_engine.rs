@@ -16,7 +16,9 @@ use std::process::{Command, Stdio};
 ///
 /// The engine loads an MNW1 file of that shape from the USI option `EvalFile`; without one it
 /// plays on random weights. Progress (cargo's) goes to stderr; the last line on stdout is the
-/// binary's path. Set CARGO_TARGET_DIR to share compiled dependencies between engines.
+/// binary's path. Set CARGO_TARGET_DIR to share compiled dependencies between engines. The
+/// project depends on the `manaka` crate of the checkout this binary was built from (set
+/// MANAKA_SRC to use another).
 ///
 /// Example: `manaka build-engine pair8_d64_o2_h256 --native`
 #[derive(clap::Args)]
