@@ -24,6 +24,8 @@ pub(crate) struct State {
     pub checkers: Bitboard,
     /// Piece captured by the move that led here.
     pub captured: Option<Piece>,
+    /// The move that led here (`None` at the start of the history and after a null move).
+    pub last_move: Option<Move>,
     /// For each colour, how many consecutive plies its moves have all given check, counted
     /// in plies (each checking move adds 2), as YaneuraOu counts them. Perpetual check is a
     /// repetition whose cycle length is at most this.
@@ -118,6 +120,7 @@ impl Position {
             hands: self.hands,
             checkers,
             captured: None,
+            last_move: None,
             check_streak: [0; 2],
         });
     }
@@ -251,6 +254,46 @@ impl Position {
     /// from).
     pub fn history_len(&self) -> usize {
         self.states.len() - 1
+    }
+
+    /// The move that led to this position, if it is in the history.
+    pub fn last_move(&self) -> Option<Move> {
+        self.state().last_move
+    }
+
+    /// Key of the position before the last move, if the history holds one.
+    pub fn previous_key(&self) -> Option<u64> {
+        let n = self.states.len();
+        (n >= 2 && self.state().last_move.is_some()).then(|| {
+            let st = &self.states[n - 2];
+            st.board_key ^ st.hand_key
+        })
+    }
+
+    /// What the last move changed, rebuilt from the board and the history: the same value
+    /// `do_move` returned for it. `None` when the history holds no last move.
+    pub fn last_move_effect(&self) -> Option<MoveEffect> {
+        let m = self.state().last_move?;
+        let color = self.side.flip();
+        let to = m.to();
+        let kind_after = self.board[to.index()]?.kind;
+        let hand = self.hands[color.index()];
+        let captured = self.state().captured;
+        let (kind, hand_change) = match m.drop_kind() {
+            Some(hk) => {
+                let now = hand.count(hk);
+                (kind_after, Some((hk, now + 1, now)))
+            }
+            None => {
+                let kind = if m.is_promotion() { kind_after.unpromote() } else { kind_after };
+                let change = captured.and_then(|c| c.kind.hand_kind()).map(|hk| {
+                    let now = hand.count(hk);
+                    (hk, now - 1, now)
+                });
+                (kind, change)
+            }
+        };
+        Some(MoveEffect { color, kind, from: m.from(), to, kind_after, captured, hand_change })
     }
 
     /// Pieces of `by` attacking `sq`, given the occupancy `occupied`.
@@ -412,6 +455,7 @@ impl Position {
             hands: self.hands,
             checkers,
             captured: effect.captured,
+            last_move: Some(m),
             check_streak,
         });
         effect
@@ -452,6 +496,7 @@ impl Position {
         self.states.push(State {
             board_key: prev.board_key ^ zobrist::side_to_move(),
             captured: None,
+            last_move: None,
             checkers,
             check_streak: [0; 2],
             ..prev
@@ -469,7 +514,7 @@ impl Position {
     pub fn clear_history(&mut self) {
         let cur = *self.state();
         self.states.clear();
-        self.states.push(State { check_streak: [0; 2], ..cur });
+        self.states.push(State { check_streak: [0; 2], last_move: None, ..cur });
     }
 }
 
