@@ -65,6 +65,8 @@ pub(crate) struct NodeView {
     pub improved: Vec<f64>,
     /// Schedule counts at the root: completed visits plus descents in flight.
     pub counts: Vec<u64>,
+    /// Interior selection's visited moves: (index, prior, visits, q).
+    pub visited: Vec<(usize, f64, f64, f64)>,
 }
 
 /// Everything a search works with; kept between searches to reuse memory.
@@ -171,10 +173,85 @@ impl SearchState {
         })
     }
 
-    /// Non-root selection (mctx: `gumbel_muzero_interior_action_selection`).
+    /// Non-root selection (mctx: `gumbel_muzero_interior_action_selection`):
+    /// `argmax(π'(a) − N(a) / (1 + ΣN))` with `π' = softmax(logit + σ(completedQ))`.
+    ///
+    /// Every unvisited move has the same completed Q (the mixed value), so with the priors
+    /// stored at expansion `π'(a) = prior(a)·e^(σ(a) − m) / Z`, where only visited moves have
+    /// their own σ: `Z = Σ_unvisited prior · e^(σ_mix − m) + Σ_visited prior · e^(σ − m)`. The
+    /// best unvisited move is then the one with the largest prior. One pass over the edges,
+    /// and an exponential per *visited* move only — the same choice as the full computation
+    /// ([`Self::view_node`] + [`gumbel::select_non_root`], still used with mctx's rescaling,
+    /// which needs every completed Q).
     pub fn select_non_root(&mut self, id: NodeId) -> usize {
-        self.view_node(id, true);
-        gumbel::select_non_root(&self.view.improved, &self.view.visits).unwrap_or(0)
+        if self.q_transform.rescale {
+            self.view_node(id, true);
+            return gumbel::select_non_root(&self.view.improved, &self.view.visits).unwrap_or(0);
+        }
+        let vl = f64::from(self.config.virtual_loss);
+        // Visited moves: (index, prior, visits, q).
+        let visited = &mut self.view.visited;
+        visited.clear();
+        let (mut sum_n, mut max_n) = (0.0f64, 0.0f64);
+        let (mut p_visited, mut weighted_q, mut plain_q) = (0.0f64, 0.0f64, 0.0f64);
+        let mut p_unvisited = 0.0f64;
+        let mut best_unvisited: Option<(usize, f64)> = None;
+        for (i, e) in self.tree.edges(id).iter().enumerate() {
+            let p = f64::from(e.prior);
+            let (n, sum) = if e.child == NO_NODE {
+                (0.0, 0.0)
+            } else {
+                let c = self.tree.node(e.child);
+                let pending = f64::from(c.pending);
+                (f64::from(c.visits) + pending * vl, c.value_sum + pending * vl)
+            };
+            if n > 0.0 {
+                // Q from the chooser's side: minus the child's mean (SPEC §8).
+                let q = -sum / n;
+                visited.push((i, p, n, q));
+                sum_n += n;
+                max_n = max_n.max(n);
+                p_visited += p;
+                weighted_q += p * q;
+                plain_q += q;
+            } else {
+                p_unvisited += p;
+                if best_unvisited.is_none_or(|(_, b)| p > b) {
+                    best_unvisited = Some((i, p));
+                }
+            }
+        }
+        if visited.is_empty() {
+            return best_unvisited.map_or(0, |(i, _)| i);
+        }
+        // The mixed value (gumbel::mixed_value), from the visited moves alone.
+        let raw = f64::from(self.tree.node(id).raw_value);
+        let mean_q = if p_visited >= f64::MIN_POSITIVE && p_visited.is_finite() {
+            weighted_q / p_visited
+        } else {
+            plain_q / visited.len() as f64
+        };
+        let v_mix = (raw + sum_n * mean_q) / (sum_n + 1.0);
+        let qt = &self.q_transform;
+        let sigma = |q: f64| gumbel::sigma(q, max_n, qt.c_visit, qt.c_scale);
+        let s_mix = sigma(v_mix);
+        let mut m = if best_unvisited.is_some() { s_mix } else { f64::NEG_INFINITY };
+        for &(_, _, _, q) in visited.iter() {
+            m = m.max(sigma(q));
+        }
+        let mut z = p_unvisited * (s_mix - m).exp();
+        for &(_, p, _, q) in visited.iter() {
+            z += p * (sigma(q) - m).exp();
+        }
+        let mut best: Option<(usize, f64)> = best_unvisited.map(|(i, p)| (i, p * (s_mix - m).exp() / z));
+        for &(i, p, n, q) in visited.iter() {
+            let score = p * (sigma(q) - m).exp() / z - n / (1.0 + sum_n);
+            // Ties go to the lower index, as in the full computation's argmax.
+            if best.is_none_or(|(bi, b)| score > b || (score == b && i < bi)) {
+                best = Some((i, score));
+            }
+        }
+        best.map_or(0, |(i, _)| i)
     }
 
     /// Walks from the root to a leaf, playing the moves on the scratch board (`played`) and

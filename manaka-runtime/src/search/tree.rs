@@ -27,6 +27,9 @@ pub const ROOT: NodeId = 0;
 pub struct Edge {
     /// The network's policy logit for the move (as evaluated, before any softmax).
     pub logit: f32,
+    /// The prior: the softmax of the node's logits, computed once at expansion so that
+    /// interior selection needs no softmax over every move.
+    pub prior: f32,
     pub child: NodeId,
     pub mv: Move,
 }
@@ -201,13 +204,14 @@ impl Tree {
     /// `moves[i]`.
     pub fn expand(&mut self, id: NodeId, moves: &[Move], logits: &[f32], value: f32) {
         debug_assert_eq!(moves.len(), logits.len());
-        let first = self
-            .edges
-            .push_run(moves.iter().zip(logits).map(|(&mv, &logit)| Edge {
-                logit,
-                child: NO_NODE,
-                mv,
-            }));
+        let mut prior: Vec<f64> = logits.iter().map(|&l| f64::from(l)).collect();
+        super::gumbel::softmax_in_place(&mut prior);
+        let first = self.edges.push_run(moves.iter().zip(logits).zip(&prior).map(|((&mv, &logit), &p)| Edge {
+            logit,
+            prior: p as f32,
+            child: NO_NODE,
+            mv,
+        }));
         let node = self.nodes.get_mut(id);
         node.first_edge = first;
         node.num_edges = moves.len() as u16;
@@ -376,7 +380,7 @@ mod tests {
         t.expand(id, &moves, &vec![0.0; moves.len()], 0.0);
         assert_eq!(t.bytes_used(), Tree::node_cost(moves.len()));
         assert!(
-            size_of::<Edge>() <= 12,
+            size_of::<Edge>() <= 16,
             "edges stay small: {}",
             size_of::<Edge>()
         );
