@@ -75,26 +75,30 @@ unsafe fn hsum(v: __m256) -> f32 {
 
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Four independent accumulators: enough chains in flight to cover the FMA latency.
     let n = a.len().min(b.len());
-    let body = n / (2 * W) * (2 * W);
+    let body = n / (4 * W) * (4 * W);
     let (pa, pb) = (a.as_ptr(), b.as_ptr());
-    let mut s0 = _mm256_setzero_ps();
-    let mut s1 = _mm256_setzero_ps();
+    let mut s = [_mm256_setzero_ps(); 4];
     let mut i = 0;
     while i < body {
-        // SAFETY: i + 16 <= n.
-        unsafe {
-            s0 = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)), s0);
-            s1 = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i + W)), _mm256_loadu_ps(pb.add(i + W)), s1);
+        for (k, acc) in s.iter_mut().enumerate() {
+            // SAFETY: i + 4W <= n.
+            unsafe { *acc = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i + k * W)), _mm256_loadu_ps(pb.add(i + k * W)), *acc) };
         }
-        i += 2 * W;
+        i += 4 * W;
     }
-    // SAFETY: AVX2 is enabled for this function.
-    let mut s = unsafe { hsum(_mm256_add_ps(s0, s1)) };
-    for j in body..n {
-        s += a[j] * b[j];
+    while i + W <= n {
+        // SAFETY: i + W <= n.
+        unsafe { s[0] = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)), s[0]) };
+        i += W;
     }
-    s
+    // SAFETY: the target features of this function are enabled.
+    let mut sum = unsafe { hsum(_mm256_add_ps(_mm256_add_ps(s[0], s[1]), _mm256_add_ps(s[2], s[3]))) };
+    for j in i..n {
+        sum += a[j] * b[j];
+    }
+    sum
 }
 
 /// Rows of W outer, inputs inner, in register blocks: 4 rows × 2 inputs share each loaded

@@ -91,6 +91,7 @@ fn simd_levels_equal_scalar() {
     check_dot::<16>(&mut rng);
     check_dot::<48>(&mut rng);
     check_dot::<77>(&mut rng);
+    check_dot::<150>(&mut rng);
     // Row counts around the register blocks (8 rows at batch 1, 4 otherwise) and input
     // counts around the input tiles (2 or 4), with and without a scalar tail.
     for batch in [1, 2, 3, 4, 5, 9] {
