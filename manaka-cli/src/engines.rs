@@ -28,6 +28,10 @@ macro_rules! compiled_shapes {
         /// Canonical names of the compiled-in shapes.
         pub const COMPILED: &[&str] = &[$($module::SHAPE),*];
 
+        /// Each compiled-in shape with the CUDA source of its kernels (`CUDA_SOURCE`), in
+        /// the order of [`COMPILED`]; the CI compiles every one with NVRTC.
+        pub const CUDA_SOURCES: &[(&str, &str)] = &[$(($module::SHAPE, $module::CUDA_SOURCE)),*];
+
         /// Runs `visitor` on the compiled engine for `source`'s shape; `None` if that shape
         /// is not compiled in.
         pub fn with_engine<V: EngineVisitor>(

@@ -41,6 +41,7 @@ enum Command {
     Selfplay(cmd::selfplay::Args),
     Usi(cmd::usi::Args),
     Go(cmd::go::Args),
+    GpuCheck(cmd::gpu_check::Args),
 }
 
 /// Whether this binary was started under a name ending in `-usi` (e.g. a `manaka-usi`
@@ -78,6 +79,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Usi(args) => cmd::usi::run(args),
         Command::Go(args) => cmd::go::run(args),
+        Command::GpuCheck(args) => cmd::gpu_check::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

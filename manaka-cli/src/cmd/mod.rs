@@ -4,6 +4,7 @@ pub mod bench;
 pub mod build_engine;
 pub mod eval;
 pub mod go;
+pub mod gpu_check;
 pub mod label;
 pub mod moves;
 pub mod perft;

@@ -3,7 +3,9 @@
 
 use super::CudaError;
 use super::exec::{Arg, Device};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+};
 use manaka_kernels::cuda::{Kernel, THREADS};
 use std::sync::Arc;
 
@@ -22,14 +24,20 @@ pub(crate) struct Kernels {
 
 impl Kernels {
     /// Loads `cubin` into `ctx` and looks up every kernel `shape` has.
-    pub fn load(ctx: &Arc<CudaContext>, cubin: &[u8], shape: &manaka_shapes::Shape) -> Result<Kernels, CudaError> {
+    pub fn load(
+        ctx: &Arc<CudaContext>,
+        cubin: &[u8],
+        shape: &manaka_shapes::Shape,
+    ) -> Result<Kernels, CudaError> {
         let module = ctx
             .load_module(cudarc::nvrtc::Ptx::from_binary(cubin.to_vec()))
             .map_err(driver_error("cuModuleLoadData"))?;
         let mut functions = Vec::new();
         for k in Kernel::ALL {
             if k.exists_for(shape) {
-                let f = module.load_function(k.name()).map_err(driver_error("cuModuleGetFunction"))?;
+                let f = module
+                    .load_function(k.name())
+                    .map_err(driver_error("cuModuleGetFunction"))?;
                 functions.push((k, f));
             }
         }
@@ -61,7 +69,9 @@ impl Device for GpuStream {
     type Buf = CudaSlice<u8>;
 
     fn alloc(&self, bytes: usize) -> Result<Self::Buf, CudaError> {
-        self.stream.alloc_zeros::<u8>(bytes.max(1)).map_err(driver_error("cuMemAlloc"))
+        self.stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .map_err(driver_error("cuMemAlloc"))
     }
 
     fn upload(&self, src: &[u8], dst: &mut Self::Buf) -> Result<(), CudaError> {
@@ -72,7 +82,9 @@ impl Device for GpuStream {
             });
         }
         let mut view = dst.slice_mut(..src.len());
-        self.stream.memcpy_htod(src, &mut view).map_err(driver_error("cuMemcpyHtoD"))
+        self.stream
+            .memcpy_htod(src, &mut view)
+            .map_err(driver_error("cuMemcpyHtoD"))
     }
 
     fn download(&self, src: &Self::Buf, dst: &mut [u8]) -> Result<(), CudaError> {
@@ -83,11 +95,18 @@ impl Device for GpuStream {
             });
         }
         let view = src.slice(..dst.len());
-        self.stream.memcpy_dtoh(&view, dst).map_err(driver_error("cuMemcpyDtoH"))?;
+        self.stream
+            .memcpy_dtoh(&view, dst)
+            .map_err(driver_error("cuMemcpyDtoH"))?;
         self.synchronize()
     }
 
-    fn launch(&self, kernel: Kernel, grid: (u32, u32), args: &[Arg<'_, Self::Buf>]) -> Result<(), CudaError> {
+    fn launch(
+        &self,
+        kernel: Kernel,
+        grid: (u32, u32),
+        args: &[Arg<'_, Self::Buf>],
+    ) -> Result<(), CudaError> {
         let f = self.kernels.get(kernel)?;
         let cfg = LaunchConfig {
             grid_dim: (grid.0, grid.1, 1),
@@ -109,6 +128,8 @@ impl Device for GpuStream {
     }
 
     fn synchronize(&self) -> Result<(), CudaError> {
-        self.stream.synchronize().map_err(driver_error("cuStreamSynchronize"))
+        self.stream
+            .synchronize()
+            .map_err(driver_error("cuStreamSynchronize"))
     }
 }

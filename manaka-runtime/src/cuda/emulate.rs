@@ -74,13 +74,21 @@ impl Device for Arc<Emulator> {
     }
 
     fn download(&self, src: &EmuBuf, dst: &mut [u8]) -> Result<(), CudaError> {
-        assert!(dst.len() <= src.bytes(), "download past the end of a buffer");
+        assert!(
+            dst.len() <= src.bytes(),
+            "download past the end of a buffer"
+        );
         // SAFETY: `src` holds at least `dst.len()` bytes.
         unsafe { std::ptr::copy_nonoverlapping(src.ptr.cast::<u8>(), dst.as_mut_ptr(), dst.len()) };
         Ok(())
     }
 
-    fn launch(&self, kernel: Kernel, grid: (u32, u32), args: &[Arg<'_, EmuBuf>]) -> Result<(), CudaError> {
+    fn launch(
+        &self,
+        kernel: Kernel,
+        grid: (u32, u32),
+        args: &[Arg<'_, EmuBuf>],
+    ) -> Result<(), CudaError> {
         // Argument values, then pointers to them (cuLaunchKernel's convention).
         let mut pointers: Vec<*mut c_void> = Vec::with_capacity(args.len());
         let mut ints: Vec<i32> = Vec::with_capacity(args.len());
@@ -121,9 +129,18 @@ impl Device for Arc<Emulator> {
 fn build(shape: &Shape, dir: &Path) -> Result<Arc<Emulator>, String> {
     let src = dir.join(format!("{shape}.cpp"));
     let lib = dir.join(format!("lib{shape}.so"));
-    std::fs::write(&src, manaka_kernels::cuda::emulation_source(shape)).map_err(|e| e.to_string())?;
+    std::fs::write(&src, manaka_kernels::cuda::emulation_source(shape))
+        .map_err(|e| e.to_string())?;
     let out = Command::new("g++")
-        .args(["-std=c++20", "-O2", "-fPIC", "-shared", "-pthread", "-w", "-o"])
+        .args([
+            "-std=c++20",
+            "-O2",
+            "-fPIC",
+            "-shared",
+            "-pthread",
+            "-w",
+            "-o",
+        ])
         .arg(&lib)
         .arg(&src)
         .output()
@@ -231,14 +248,20 @@ fn check(shape_name: &str, leaves: usize, sizes: &[usize]) {
                 );
                 worst = worst.max((f64::from(g) - w).abs() / (1.0 + w.abs()));
             }
-            worst = worst.max((f64::from(got.value_logit) - want.value_logit).abs() / (1.0 + want.value_logit.abs()));
+            worst = worst.max(
+                (f64::from(got.value_logit) - want.value_logit).abs()
+                    / (1.0 + want.value_logit.abs()),
+            );
         }
         at = end;
     }
     // An empty batch answers nothing and launches nothing.
     exec.evaluate(&[], &mut out).expect("empty batch");
     assert!(out.is_empty());
-    eprintln!("{shape_name}: {} leaves through the emulated kernels, largest relative error {worst:.2e}", positions.len());
+    eprintln!(
+        "{shape_name}: {} leaves through the emulated kernels, largest relative error {worst:.2e}",
+        positions.len()
+    );
 }
 
 // Batches of 67 leaves cross the 64-row GEMM tile; single leaves and a small batch after a

@@ -73,7 +73,10 @@ impl CudaNet {
 
     /// `shape (CUDA, device name, sm_XY)`.
     pub fn describe(&self) -> String {
-        format!("{} (CUDA, {}, {})", self.shape, self.info.name, self.info.arch)
+        format!(
+            "{} (CUDA, {}, {})",
+            self.shape, self.info.name, self.info.arch
+        )
     }
 
     /// A new evaluator: its own stream and scratch buffers.
@@ -102,7 +105,10 @@ impl CudaNet {
             Ok(net) => Box::new(ReferenceEvaluator::new(net)),
             Err(e) => {
                 // Unreachable for weights the GPU accepted (same tensor table); stay legal.
-                eprintln!("manaka: no CPU fallback for {}: {e}; using the material evaluator", self.shape);
+                eprintln!(
+                    "manaka: no CPU fallback for {}: {e}; using the material evaluator",
+                    self.shape
+                );
                 Box::new(crate::eval::MaterialEvaluator::new())
             }
         }
@@ -127,7 +133,11 @@ impl CudaEvaluator {
     }
 
     /// Evaluates on the GPU, returning device errors instead of falling back.
-    pub fn try_evaluate(&mut self, batch: &[Leaf<'_>], out: &mut Vec<Evaluation>) -> Result<(), CudaError> {
+    pub fn try_evaluate(
+        &mut self,
+        batch: &[Leaf<'_>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), CudaError> {
         guarded("CUDA evaluation", || self.exec.evaluate(batch, out))
     }
 

@@ -28,7 +28,12 @@ pub(crate) trait Device {
     /// Copies the first `dst.len()` bytes of `src` to `dst`.
     fn download(&self, src: &Self::Buf, dst: &mut [u8]) -> Result<(), CudaError>;
     /// Launches `kernel` over `grid` blocks of `manaka_kernels::cuda::THREADS` threads.
-    fn launch(&self, kernel: Kernel, grid: (u32, u32), args: &[Arg<'_, Self::Buf>]) -> Result<(), CudaError>;
+    fn launch(
+        &self,
+        kernel: Kernel,
+        grid: (u32, u32),
+        args: &[Arg<'_, Self::Buf>],
+    ) -> Result<(), CudaError>;
     /// Waits for everything queued so far.
     fn synchronize(&self) -> Result<(), CudaError>;
 }
@@ -60,7 +65,10 @@ pub(crate) struct DeviceWeights<B> {
 impl<B> DeviceWeights<B> {
     /// Uploads every tensor of `source` (a mapped MNW1 file or owned weights), checking each
     /// length against the shape's tensor table (SPEC §7).
-    pub fn upload<D: Device<Buf = B>>(dev: &D, source: &dyn TensorSource) -> Result<Self, CudaError> {
+    pub fn upload<D: Device<Buf = B>>(
+        dev: &D,
+        source: &dyn TensorSource,
+    ) -> Result<Self, CudaError> {
         let shape = *source.shape();
         let specs = shape.tensors();
         let mut bytes = 0usize;
@@ -75,7 +83,9 @@ impl<B> DeviceWeights<B> {
             let Some(spec) = specs.iter().find(|s| s.name == name) else {
                 return Ok(None);
             };
-            let data = source.tensor(name).ok_or_else(|| CudaError::Weights(format!("weights lack tensor '{name}'")))?;
+            let data = source
+                .tensor(name)
+                .ok_or_else(|| CudaError::Weights(format!("weights lack tensor '{name}'")))?;
             if data.len() as u64 != spec.numel() {
                 return Err(CudaError::Weights(format!(
                     "tensor '{name}' has {} values, shape {shape} needs {}",
@@ -86,7 +96,8 @@ impl<B> DeviceWeights<B> {
             Ok(Some(data))
         };
         let required = |name: &str| -> Result<&[f32], CudaError> {
-            tensor(name)?.ok_or_else(|| CudaError::Weights(format!("shape {shape} has no tensor '{name}'")))
+            tensor(name)?
+                .ok_or_else(|| CudaError::Weights(format!("shape {shape} has no tensor '{name}'")))
         };
         let mut gains = Vec::with_capacity(shape.perspective_width() as usize);
         for block in shape.blocks() {
@@ -166,7 +177,12 @@ impl<D: Device> Executor<D> {
     fn widths(&self) -> (usize, usize, usize, usize) {
         let s = &self.shape;
         let ff = SQUARES as usize * s.field.unwrap_or(0) as usize;
-        (s.input_width() as usize, s.h as usize, s.h2.unwrap_or(0) as usize, ff)
+        (
+            s.input_width() as usize,
+            s.h as usize,
+            s.h2.unwrap_or(0) as usize,
+            ff,
+        )
     }
 
     /// Makes sure the scratch buffers hold `leaves` leaves and `moves` moves.
@@ -177,7 +193,10 @@ impl<D: Device> Executor<D> {
         {
             return Ok(());
         }
-        let (old_l, old_m) = self.scratch.as_ref().map_or((0, 0), |s| (s.leaves, s.moves));
+        let (old_l, old_m) = self
+            .scratch
+            .as_ref()
+            .map_or((0, 0), |s| (s.leaves, s.moves));
         let leaves = leaves.max(old_l).next_power_of_two().max(64);
         let moves = moves.max(old_m).next_power_of_two().max(1024);
         let (inw, h, h2, ff) = self.widths();
@@ -198,7 +217,11 @@ impl<D: Device> Executor<D> {
     }
 
     /// Evaluates `batch`: `out[i]` answers leaf `i` (value logit, one policy logit per move).
-    pub fn evaluate(&mut self, batch: &[Leaf<'_>], out: &mut Vec<Evaluation>) -> Result<(), CudaError> {
+    pub fn evaluate(
+        &mut self,
+        batch: &[Leaf<'_>],
+        out: &mut Vec<Evaluation>,
+    ) -> Result<(), CudaError> {
         out.clear();
         self.last = None;
         if batch.is_empty() {
@@ -210,7 +233,8 @@ impl<D: Device> Executor<D> {
         self.reserve(n, moves)?;
         let (inw, h, h2, ff) = self.widths();
         let s = self.scratch.as_mut().expect("reserved above");
-        self.dev.upload(bytemuck::cast_slice(&self.words), &mut s.packed)?;
+        self.dev
+            .upload(bytemuck::cast_slice(&self.words), &mut s.packed)?;
         if self.poison {
             let nan = |count: usize| vec![0xffu8; (count * 4).max(4)];
             self.dev.upload(&nan(n * inw), &mut s.u)?;
@@ -223,7 +247,8 @@ impl<D: Device> Executor<D> {
         self.host_out.clear();
         self.host_out.resize(n + moves, 0.0);
         let s = self.scratch.as_ref().expect("reserved above");
-        self.dev.download(&s.out, bytemuck::cast_slice_mut(&mut self.host_out))?;
+        self.dev
+            .download(&s.out, bytemuck::cast_slice_mut(&mut self.host_out))?;
         self.last = Some((n, layout));
         let start = |i: usize| self.words[layout.move_start + i] as usize;
         for i in 0..n {

@@ -22,7 +22,10 @@ use std::sync::{Mutex, OnceLock};
 pub const NVRTC_ENV: &str = "MANAKA_NVRTC_LIB";
 
 /// Runs `f`, turning a panic inside a CUDA library binding into [`CudaError::Panicked`].
-pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, CudaError>) -> Result<T, CudaError> {
+pub(crate) fn guarded<T>(
+    what: &str,
+    f: impl FnOnce() -> Result<T, CudaError>,
+) -> Result<T, CudaError> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(payload) => {
@@ -77,7 +80,11 @@ fn nvrtc_files(dir: &Path) -> Option<(PathBuf, Option<PathBuf>)> {
         }
         if let Some(rest) = name.strip_prefix("libnvrtc.so.") {
             // Prefer the shortest versioned name (the soname, libnvrtc.so.13).
-            if !rest.is_empty() && lib.as_ref().is_none_or(|(n, _): &(String, PathBuf)| name.len() < n.len()) {
+            if !rest.is_empty()
+                && lib
+                    .as_ref()
+                    .is_none_or(|(n, _): &(String, PathBuf)| name.len() < n.len())
+            {
                 lib = Some((name.clone(), entry.path()));
             }
         } else if name.starts_with("libnvrtc-builtins.so.") {
@@ -110,7 +117,10 @@ fn preload_nvrtc() -> Vec<String> {
             notes.push(f);
             continue;
         }
-        PRELOADED.lock().unwrap_or_else(|e| e.into_inner()).extend(opened);
+        PRELOADED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(opened);
         notes.clear();
         break;
     }
@@ -189,7 +199,10 @@ mod tests {
         }
         let (lib, builtins) = nvrtc_files(dir.path()).unwrap();
         assert_eq!(lib.file_name().unwrap(), "libnvrtc.so.13");
-        assert_eq!(builtins.unwrap().file_name().unwrap(), "libnvrtc-builtins.so.13.0");
+        assert_eq!(
+            builtins.unwrap().file_name().unwrap(),
+            "libnvrtc-builtins.so.13.0"
+        );
         assert!(nvrtc_files(&dir.path().join("missing")).is_none());
     }
 

@@ -37,7 +37,11 @@ pub enum CudaError {
     #[error("NVRTC is unavailable: {0}")]
     Nvrtc(String),
     #[error("NVRTC could not compile the kernels of {name} for {arch}: {log}")]
-    Compile { name: String, arch: String, log: String },
+    Compile {
+        name: String,
+        arch: String,
+        log: String,
+    },
     #[error("CUDA {op} failed: {message}")]
     Driver { op: &'static str, message: String },
     #[error("weights: {0}")]
@@ -85,10 +89,14 @@ pub fn probe() -> Result<DeviceInfo, CudaError> {
     libs::guarded("CUDA device query", || {
         let count = CudaContext::device_count().map_err(|e| CudaError::NoDevice(e.to_string()))?;
         if count < 1 {
-            return Err(CudaError::NoDevice("the driver reports no CUDA device".to_string()));
+            return Err(CudaError::NoDevice(
+                "the driver reports no CUDA device".to_string(),
+            ));
         }
         let ctx = CudaContext::new(0).map_err(|e| CudaError::NoDevice(e.to_string()))?;
-        let (major, minor) = ctx.compute_capability().map_err(|e| CudaError::NoDevice(e.to_string()))?;
+        let (major, minor) = ctx
+            .compute_capability()
+            .map_err(|e| CudaError::NoDevice(e.to_string()))?;
         let mut driver_version = 0;
         // SAFETY: a valid out-pointer; the driver is initialised (libs::driver).
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut driver_version) }

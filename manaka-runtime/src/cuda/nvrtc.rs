@@ -27,7 +27,10 @@ static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
 /// Compiles `source` for `arch` (`sm_90`, `sm_80`, ...) to a CUBIN, once per process for
 /// each (source, arch). `name` names the program in NVRTC's messages (the shape).
 pub fn cubin(source: &str, arch: &str, name: &str) -> Result<Arc<Vec<u8>>, CudaError> {
-    let key = (xxhash_rust::xxh64::xxh64(source.as_bytes(), 0), arch.to_string());
+    let key = (
+        xxhash_rust::xxh64::xxh64(source.as_bytes(), 0),
+        arch.to_string(),
+    );
     if let Some(hit) = CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -55,13 +58,15 @@ fn compile(source: &str, arch: &str, name: &str) -> Result<Vec<u8>, CudaError> {
         log: format!("{what}: {log}"),
     };
     let src = CString::new(source).map_err(|_| fail("source", "contains a NUL byte".into()))?;
-    let program_name = CString::new(format!("{name}.cu")).map_err(|_| fail("name", "contains a NUL byte".into()))?;
+    let program_name = CString::new(format!("{name}.cu"))
+        .map_err(|_| fail("name", "contains a NUL byte".into()))?;
     let options = [
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),
     ];
     libs::guarded("NVRTC", || {
-        let prog = result::create_program(&src, Some(&program_name)).map_err(|e| fail("nvrtcCreateProgram", e.to_string()))?;
+        let prog = result::create_program(&src, Some(&program_name))
+            .map_err(|e| fail("nvrtcCreateProgram", e.to_string()))?;
         // SAFETY: `prog` was just created and is destroyed once, below; `src` and
         // `program_name` outlive it.
         let compiled = unsafe { result::compile_program(prog, &options) };
@@ -70,7 +75,11 @@ fn compile(source: &str, arch: &str, name: &str) -> Result<Vec<u8>, CudaError> {
                 // SAFETY: as above.
                 let log = unsafe { result::get_program_log(prog) }
                     .map(|raw| {
-                        let bytes: Vec<u8> = raw.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+                        let bytes: Vec<u8> = raw
+                            .iter()
+                            .take_while(|&&c| c != 0)
+                            .map(|&c| c as u8)
+                            .collect();
                         String::from_utf8_lossy(&bytes).into_owned()
                     })
                     .unwrap_or_default();
@@ -96,7 +105,10 @@ fn compile(source: &str, arch: &str, name: &str) -> Result<Vec<u8>, CudaError> {
         let _ = unsafe { result::destroy_program(prog) };
         let bin = outcome?;
         if bin.len() < 4 || &bin[..4] != b"\x7fELF" {
-            return Err(fail("nvrtcGetCUBIN", format!("{} bytes that are not an ELF image", bin.len())));
+            return Err(fail(
+                "nvrtcGetCUBIN",
+                format!("{} bytes that are not an ELF image", bin.len()),
+            ));
         }
         Ok(bin)
     })

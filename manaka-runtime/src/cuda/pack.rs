@@ -35,7 +35,9 @@ pub(crate) fn pack(shape: &Shape, batch: &[Leaf<'_>], words: &mut Vec<u32>) -> P
             let mut own = 0usize;
             if shape.split {
                 // Own tokens first, each group in list order.
-                let (mine, theirs): (Vec<u32>, Vec<u32>) = ids.iter().partition(|&&t| tokens::is_own(shape.features, t));
+                let (mine, theirs): (Vec<u32>, Vec<u32>) = ids
+                    .iter()
+                    .partition(|&&t| tokens::is_own(shape.features, t));
                 own = mine.len();
                 for (k, &t) in mine.iter().chain(&theirs).enumerate() {
                     words[slot + k] = t;
@@ -76,8 +78,14 @@ mod tests {
         let black = Position::startpos();
         let (bm, wm) = (black.legal_moves(), white.legal_moves());
         let batch = [
-            Leaf { position: &black, moves: &bm },
-            Leaf { position: &white, moves: &wm },
+            Leaf {
+                position: &black,
+                moves: &bm,
+            },
+            Leaf {
+                position: &white,
+                moves: &wm,
+            },
         ];
         let mut words = Vec::new();
         let l = pack(&shape, &batch, &mut words);
@@ -92,7 +100,10 @@ mod tests {
         let slot = &words[l.tokens + 2 * MAX_TOKENS..l.tokens + 3 * MAX_TOKENS];
         let mut got = slot.to_vec();
         let mut want = white_view.as_slice().to_vec();
-        assert!(got[..20].iter().all(|&t| tokens::is_own(shape.features, t)), "own tokens first");
+        assert!(
+            got[..20].iter().all(|&t| tokens::is_own(shape.features, t)),
+            "own tokens first"
+        );
         got.sort_unstable();
         want.sort_unstable();
         assert_eq!(got, want);

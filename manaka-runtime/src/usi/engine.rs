@@ -10,7 +10,7 @@
 use super::command::{self, Command, GoParams};
 use super::info::{self, Output};
 use super::network::{self, LoadError, LoadedNetwork};
-use super::options::EngineOptions;
+use super::options::{Backend, EngineOptions};
 use super::time;
 use crate::eval::{Evaluator, MaterialEvaluator, ThreadedEvaluator};
 use crate::search::{GumbelSearch, Outcome, SearchControl, SearchLimits, SearchResult};
@@ -81,6 +81,7 @@ struct Running {
 struct Net {
     network: LoadedNetwork,
     eval_file: String,
+    backend: Backend,
     threads: usize,
 }
 
@@ -251,14 +252,18 @@ impl Engine {
         }
     }
 
-    /// Loads the network if `EvalFile` or `Threads` changed (or nothing is loaded yet) and
-    /// makes sure an evaluator and a search exist.
+    /// Loads the network if `EvalFile`, `Backend` or `Threads` changed (or nothing is loaded
+    /// yet) and makes sure an evaluator and a search exist.
     fn ensure_network(&mut self) {
         let eval_file = self.options.eval_file.clone();
+        let backend = self.options.backend;
         let threads = self.options.threads;
-        let fresh = self.net.as_ref().is_none_or(|n| n.eval_file != eval_file);
+        let fresh = self
+            .net
+            .as_ref()
+            .is_none_or(|n| n.eval_file != eval_file || n.backend != backend);
         if fresh {
-            let network = match (self.loader)(&eval_file) {
+            let network = match network::resolve_backend(&eval_file, backend, &*self.loader) {
                 Ok(n) => n,
                 Err(e) => {
                     self.out.info_string(&format!(
@@ -282,6 +287,7 @@ impl Engine {
             self.net = Some(Net {
                 network,
                 eval_file,
+                backend,
                 threads: 0,
             });
         }

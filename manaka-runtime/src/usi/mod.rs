@@ -29,8 +29,10 @@ mod tests;
 
 pub use engine::{Engine, Loader, default_loader, loader_with};
 pub use info::Output;
-pub use network::{CompiledHook, LoadError, LoadedNetwork, load_network, resolve_with};
-pub use options::EngineOptions;
+pub use network::{
+    CompiledHook, LoadError, LoadedNetwork, load_network, resolve_backend, resolve_with,
+};
+pub use options::{Backend, EngineOptions};
 
 use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex};

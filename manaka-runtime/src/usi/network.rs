@@ -7,7 +7,12 @@
 //! compiled-in shapes), else the reference evaluator, which runs any valid shape, slowly.
 //! With no file the engine runs the embedded default: shape `pair16_d128_o3_h512` with
 //! seeded random weights, until trained weights are embedded.
+//!
+//! With the `Backend` option at `cuda` ([`resolve_backend`]) the same weights go to the GPU
+//! (docs/gpu.md) when the binary has the `cuda` feature and the machine a driver, a device
+//! and NVRTC; otherwise the CPU network above runs and the description says why.
 
+use super::options::Backend;
 use crate::eval::{EvaluatorFactory, FnFactory, MaterialEvaluator};
 use crate::reference::{ReferenceEvaluator, ReferenceNet};
 use crate::weights::{TensorSource, WeightFile, init};
@@ -36,7 +41,9 @@ pub const DEFAULT_SEED: u64 = 1;
 
 /// Builds a compiled engine's evaluator factory for weights whose shape the binary has
 /// compiled in; `None` for any other shape (the reference evaluator is used then).
-pub type CompiledHook = dyn Fn(Arc<dyn TensorSource + Send + Sync>) -> Option<Result<Arc<dyn EvaluatorFactory>, LoadError>> + Send + Sync;
+pub type CompiledHook = dyn Fn(Arc<dyn TensorSource + Send + Sync>) -> Option<Result<Arc<dyn EvaluatorFactory>, LoadError>>
+    + Send
+    + Sync;
 
 /// Loads the network for an `EvalFile` value with the reference evaluator only: empty (or
 /// `<empty>`) for the embedded default, [`BUILTIN_MATERIAL`], or a weight-file path.
@@ -48,14 +55,82 @@ pub fn resolve(eval_file: &str) -> Result<LoadedNetwork, LoadError> {
 pub fn resolve_with(eval_file: &str, compiled: &CompiledHook) -> Result<LoadedNetwork, LoadError> {
     match eval_file.trim() {
         "" | "<empty>" => load_network(None, compiled),
-        BUILTIN_MATERIAL => Ok(material("EvalFile builtin:material: material evaluator, uniform policy")),
+        BUILTIN_MATERIAL => Ok(material(
+            "EvalFile builtin:material: material evaluator, uniform policy",
+        )),
         path => load_network(Some(Path::new(path)), compiled),
     }
 }
 
-/// Loads a weight file, or the embedded default network when `eval_file` is `None`.
-pub fn load_network(eval_file: Option<&Path>, compiled: &CompiledHook) -> Result<LoadedNetwork, LoadError> {
-    let (source, origin): (Arc<dyn TensorSource + Send + Sync>, String) = match eval_file {
+/// Loads the network for `eval_file` on `backend`: `cpu` is the CPU loader (e.g. the
+/// engine's [`resolve_with`]); with [`Backend::Cuda`] the weights go to the GPU, and when
+/// CUDA cannot run them the CPU network is returned with the reason in its description
+/// (printed as `info string`). The CUDA evaluators fall back to `cpu`'s if the device fails
+/// later.
+pub fn resolve_backend(
+    eval_file: &str,
+    backend: Backend,
+    cpu: &dyn Fn(&str) -> Result<LoadedNetwork, LoadError>,
+) -> Result<LoadedNetwork, LoadError> {
+    if backend == Backend::Cpu {
+        return cpu(eval_file);
+    }
+    let network = cpu(eval_file);
+    let why = match eval_file.trim() {
+        BUILTIN_MATERIAL => "the material evaluator has no network to run on a GPU".to_string(),
+        file => {
+            let path = (file != "" && file != "<empty>").then(|| Path::new(file));
+            let fallback = network.as_ref().ok().map(|n| n.factory.clone());
+            match cuda_network(path, fallback) {
+                Ok(n) => return Ok(n),
+                Err(e) => e,
+            }
+        }
+    };
+    let mut network = network?;
+    network.description = format!(
+        "Backend cuda unavailable: {why}; running on the CPU. {}",
+        network.description
+    );
+    Ok(network)
+}
+
+/// The CUDA network for `eval_file` (`None`: the embedded default), with `fallback`'s
+/// evaluators taking over on a device failure; or why not.
+fn cuda_network(
+    eval_file: Option<&Path>,
+    fallback: Option<Arc<dyn EvaluatorFactory>>,
+) -> Result<LoadedNetwork, String> {
+    let (source, origin) = weights_source(eval_file).map_err(|e| e.to_string())?;
+    let factory = cuda_factory(source, fallback)?;
+    let description = format!("{origin}, {}", factory.name());
+    Ok(LoadedNetwork {
+        factory,
+        description,
+    })
+}
+
+#[cfg(feature = "cuda")]
+fn cuda_factory(
+    source: Arc<dyn TensorSource + Send + Sync>,
+    fallback: Option<Arc<dyn EvaluatorFactory>>,
+) -> Result<Arc<dyn EvaluatorFactory>, String> {
+    crate::cuda::factory(source, fallback).map_err(|e| e.to_string())
+}
+
+#[cfg(not(feature = "cuda"))]
+fn cuda_factory(
+    _source: Arc<dyn TensorSource + Send + Sync>,
+    _fallback: Option<Arc<dyn EvaluatorFactory>>,
+) -> Result<Arc<dyn EvaluatorFactory>, String> {
+    Err("this binary was built without the `cuda` feature".to_string())
+}
+
+/// The weights for `eval_file` (`None`: the embedded default) and where they came from.
+fn weights_source(
+    eval_file: Option<&Path>,
+) -> Result<(Arc<dyn TensorSource + Send + Sync>, String), LoadError> {
+    Ok(match eval_file {
         None => {
             let shape = Shape::parse(DEFAULT_SHAPE).expect("the default shape is valid");
             (
@@ -64,23 +139,41 @@ pub fn load_network(eval_file: Option<&Path>, compiled: &CompiledHook) -> Result
             )
         }
         Some(path) => {
-            let file = WeightFile::open(path).map_err(|e| format!("cannot load '{}': {e}", path.display()))?;
+            let file = WeightFile::open(path)
+                .map_err(|e| format!("cannot load '{}': {e}", path.display()))?;
             let origin = format!("EvalFile {}: shape {}", path.display(), file.shape());
             (Arc::new(file), origin)
         }
-    };
+    })
+}
+
+/// Loads a weight file, or the embedded default network when `eval_file` is `None`.
+pub fn load_network(
+    eval_file: Option<&Path>,
+    compiled: &CompiledHook,
+) -> Result<LoadedNetwork, LoadError> {
+    let (source, origin) = weights_source(eval_file)?;
     let shape = source.shape().to_string();
     if let Some(factory) = compiled(source.clone()) {
         let factory = factory?;
         let description = format!("{origin}, {}", factory.name());
-        return Ok(LoadedNetwork { factory, description });
+        return Ok(LoadedNetwork {
+            factory,
+            description,
+        });
     }
     let net = ReferenceNet::new(source).map_err(|e| format!("weights for {shape}: {e}"))?;
-    let factory: Arc<dyn EvaluatorFactory> = Arc::new(FnFactory::new(format!("{shape} (reference)"), move || {
-        Box::new(ReferenceEvaluator::new(net.clone()))
-    }));
-    let description = format!("{origin}, reference evaluator (shape {shape} is not compiled into this binary; slow)");
-    Ok(LoadedNetwork { factory, description })
+    let factory: Arc<dyn EvaluatorFactory> =
+        Arc::new(FnFactory::new(format!("{shape} (reference)"), move || {
+            Box::new(ReferenceEvaluator::new(net.clone()))
+        }));
+    let description = format!(
+        "{origin}, reference evaluator (shape {shape} is not compiled into this binary; slow)"
+    );
+    Ok(LoadedNetwork {
+        factory,
+        description,
+    })
 }
 
 fn material(description: &str) -> LoadedNetwork {
@@ -100,8 +193,47 @@ mod tests {
         assert!(m.description.contains("material"));
         assert!(m.factory.name().contains("material"));
         let d = resolve("").unwrap().description;
-        assert!(d.starts_with("EvalFile not set: embedded default pair16_d128_o3_h512, random weights"), "{d}");
+        assert!(
+            d.starts_with("EvalFile not set: embedded default pair16_d128_o3_h512, random weights"),
+            "{d}"
+        );
         let e = resolve("/no/such/file.mnw").err().unwrap().to_string();
+        assert!(e.contains("/no/such/file.mnw"), "{e}");
+    }
+
+    /// Backend cuda on a machine where CUDA cannot run (no driver in CI, or no `cuda`
+    /// feature) loads the CPU network and says why; a CPU backend never mentions CUDA.
+    #[test]
+    fn backend_cuda_without_a_gpu_runs_the_cpu_and_says_why() {
+        let m = resolve_backend(BUILTIN_MATERIAL, Backend::Cuda, &resolve).unwrap();
+        assert!(
+            m.description
+                .starts_with("Backend cuda unavailable: the material evaluator"),
+            "{}",
+            m.description
+        );
+        assert!(m.factory.name().contains("material"));
+        let cpu = resolve_backend("", Backend::Cpu, &resolve).unwrap();
+        assert!(!cpu.description.contains("cuda"), "{}", cpu.description);
+        if cfg!(feature = "cuda") && std::env::var_os("MANAKA_EXPECT_GPU").is_some() {
+            return; // a machine with a GPU runs the CUDA network (scripts/gpu-check.sh)
+        }
+        let d = resolve_backend("", Backend::Cuda, &resolve).unwrap();
+        assert!(
+            d.description.starts_with("Backend cuda unavailable: "),
+            "{}",
+            d.description
+        );
+        assert!(
+            d.description
+                .contains("running on the CPU. EvalFile not set"),
+            "{}",
+            d.description
+        );
+        let e = resolve_backend("/no/such/file.mnw", Backend::Cuda, &resolve)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("/no/such/file.mnw"), "{e}");
     }
 }

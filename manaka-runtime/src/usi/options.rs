@@ -4,11 +4,31 @@
 use crate::search::{QTransform, RootNoise, SearchConfig, cache};
 use crate::shogi::EnteringKingRule;
 
+/// Where the network runs (the `Backend` option; docs/gpu.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// The compiled CPU engine (or the reference evaluator for other shapes).
+    #[default]
+    Cpu,
+    /// The CUDA batch evaluator; the CPU runs instead, saying why, when CUDA cannot.
+    Cuda,
+}
+
+impl Backend {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Cuda => "cuda",
+        }
+    }
+}
+
 /// Option values (USI defaults on creation).
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineOptions {
     /// Weight file, `builtin:material`, or empty for the embedded default network.
     pub eval_file: String,
+    pub backend: Backend,
     /// Simulation budget per move; 0 = as many as the clock allows.
     pub simulations: u32,
     pub max_considered: u32,
@@ -34,6 +54,7 @@ impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
             eval_file: String::new(),
+            backend: Backend::Cpu,
             simulations: 0,
             max_considered: 16,
             batch_size: 1,
@@ -70,6 +91,10 @@ impl EngineOptions {
         let check = |b: bool| if b { "true" } else { "false" };
         vec![
             "option name EvalFile type string default <empty>".to_string(),
+            format!(
+                "option name Backend type combo default {} var cpu var cuda",
+                d.backend.name()
+            ),
             format!(
                 "option name Simulations type spin default {} min 0 max 100000000",
                 d.simulations
@@ -136,6 +161,13 @@ impl EngineOptions {
                     String::new()
                 } else {
                     value.to_string()
+                }
+            }
+            "backend" => {
+                self.backend = match value {
+                    v if v.eq_ignore_ascii_case("cpu") => Backend::Cpu,
+                    v if v.eq_ignore_ascii_case("cuda") => Backend::Cuda,
+                    _ => return Err(format!("{name} must be cpu or cuda, not '{value}'")),
                 }
             }
             "simulations" => self.simulations = spin(name, value, 0, 100_000_000)? as u32,
@@ -271,6 +303,9 @@ mod tests {
                 .contains("unknown option")
         );
         assert!(o.set("EnteringKingRule", "x").is_err());
+        assert!(o.set("Backend", "tpu").unwrap_err().contains("cpu or cuda"));
+        o.set("backend", "CUDA").unwrap();
+        assert_eq!(o.backend, Backend::Cuda);
         o.set("usi_hash", "64").unwrap();
         o.set("GUMBELSCALE", "1.5").unwrap();
         o.set("EnteringKingRule", "JSARule24").unwrap();

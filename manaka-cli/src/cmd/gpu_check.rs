@@ -1,0 +1,463 @@
+//! `manaka gpu-check`: the CUDA evaluator on this machine's GPU, checked against the
+//! reference evaluator and timed (docs/gpu.md; `scripts/gpu-check.sh` runs it).
+//!
+//! **Equivalence.** For each shape: fresh random weights (`weights::init`), random positions
+//! (random playouts, plus the start position and a sparse mating problem), evaluated on the
+//! GPU in batches of 1, 7, 64, 257 and 1000 leaves with every device output and intermediate
+//! buffer filled with NaN first. Every value logit and every legal move's policy logit must
+//! satisfy `|gpu − reference| <= 1e-4 · (1 + |reference|)`, and no output may stay NaN.
+//!
+//! **Throughput.** For the baseline and the NNUE shape, leaves per second at batch sizes
+//! 64 … 4096: end to end (`Evaluator::evaluate`: packing, copies, kernels) and the kernels
+//! alone (the same batch replayed on the device), against a roofline: the time of W1's
+//! FLOPs at the fp32 peak, or of the bytes the batch must move at the memory bandwidth,
+//! whichever is longer. The peak figures are assumptions, printed with the results.
+
+use anyhow::Result;
+
+/// H200 SXM datasheet figures (NVIDIA): fp32 without tensor cores, and HBM3e bandwidth.
+pub const ASSUMED_FP32_FLOPS: f64 = 67e12;
+pub const ASSUMED_BANDWIDTH: f64 = 4.8e12;
+
+/// Check the CUDA evaluator on this GPU against the reference evaluator (random weights,
+/// random positions, outputs poisoned with NaN first; relative error <= 1e-4), then measure
+/// leaves per second for batch sizes 64 to 4096 against the roofline.
+///
+/// Needs a CUDA driver, a device and NVRTC (MANAKA_NVRTC_LIB names the library or its folder
+/// when it is not on the library path). Exit status 0: every check passed; 1: a check failed;
+/// 2: no usable GPU or bad arguments.
+///
+/// Example: `manaka gpu-check --shapes pair4_d16_o2_h32 --bench-shapes none --json`
+#[derive(clap::Args)]
+pub struct Args {
+    /// Comma-separated shapes to check (default: every compiled-in shape).
+    #[arg(long, value_delimiter = ',', value_name = "SHAPE,...")]
+    shapes: Vec<String>,
+    /// Random positions per shape in the equivalence check.
+    #[arg(long, default_value_t = 600, value_name = "N")]
+    positions: usize,
+    /// Comma-separated shapes to time (default: pair16_d128_o3_h512 and
+    /// pair0_d256_o1_h32_h232_halfkp_nnue; `none` for none).
+    #[arg(long, value_delimiter = ',', value_name = "SHAPE,...")]
+    bench_shapes: Vec<String>,
+    /// Comma-separated batch sizes to time.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N,...",
+        default_value = "64,128,256,512,1024,2048,4096"
+    )]
+    batches: Vec<usize>,
+    /// Seconds spent timing each batch size (each way).
+    #[arg(long, default_value_t = 0.5, value_name = "SECONDS")]
+    seconds: f64,
+    /// Seed of the random weights and positions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    json: bool,
+}
+
+#[cfg(not(feature = "cuda"))]
+pub fn run(_args: Args) -> Result<()> {
+    anyhow::bail!(
+        "this manaka was built without the `cuda` feature; build it with `cargo build --release -p manaka-cli --features cuda`"
+    )
+}
+
+#[cfg(feature = "cuda")]
+pub fn run(args: Args) -> Result<()> {
+    imp::run(args)
+}
+
+#[cfg(feature = "cuda")]
+mod imp {
+    use super::{ASSUMED_BANDWIDTH, ASSUMED_FP32_FLOPS, Args};
+    use crate::engines::COMPILED;
+    use anyhow::{Context, Result, bail};
+    use manaka::runtime::cuda::{self, CudaEvaluator, CudaNet};
+    use manaka::runtime::data::random::{RandomPositions, random_positions};
+    use manaka::runtime::eval::{Evaluation, Leaf};
+    use manaka::runtime::reference::{Output, ReferenceNet};
+    use manaka::runtime::shogi::{Move, Position};
+    use manaka::runtime::weights::{TensorSource, init};
+    use manaka::shapes::{SQUARES, Shape, TYPICAL_ACTIVE_TOKENS};
+    use serde_json::{Value, json};
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    const BASELINE: &str = "pair16_d128_o3_h512";
+    const NNUE: &str = "pair0_d256_o1_h32_h232_halfkp_nnue";
+    /// Batch sizes of the equivalence check, cycled: single leaves, GEMM tile edges, large.
+    const CHECK_BATCHES: [usize; 5] = [1, 7, 64, 257, 1000];
+
+    fn parse_shapes(names: &[String], default: &[&str]) -> Result<Vec<Shape>> {
+        let names: Vec<String> = if names.is_empty() {
+            default.iter().map(|s| s.to_string()).collect()
+        } else if names.len() == 1 && names[0] == "none" {
+            Vec::new()
+        } else {
+            names.to_vec()
+        };
+        names
+            .iter()
+            .map(|n| Shape::parse(n).with_context(|| format!("bad shape '{n}'")))
+            .collect()
+    }
+
+    /// The positions of the checks: random playouts, the start position, and a sparse
+    /// mating problem (under kp/halfkp its missing pieces are repeated id-0 tokens).
+    fn positions(count: usize, seed: u64) -> Result<Vec<Position>> {
+        let mut out = random_positions(&RandomPositions {
+            count,
+            seed,
+            min_ply: 0,
+            max_ply: 200,
+        })
+        .map_err(|e| anyhow::anyhow!("random positions: {e}"))?;
+        out.push(Position::startpos());
+        out.push(Position::from_sfen("8k/6G2/9/7N1/9/9/9/9/K8 b P 1").expect("valid SFEN"));
+        Ok(out)
+    }
+
+    /// The reference's outputs for every position, on all cores.
+    fn reference_outputs(
+        net: &ReferenceNet,
+        positions: &[Position],
+        moves: &[Vec<Move>],
+    ) -> Vec<Output> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 32);
+        let chunk = positions.len().div_ceil(threads).max(1);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = positions
+                .chunks(chunk)
+                .zip(moves.chunks(chunk))
+                .map(|(p, m)| {
+                    s.spawn(move || {
+                        p.iter()
+                            .zip(m)
+                            .map(|(p, m)| net.evaluate_position(p, m))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("reference thread"))
+                .collect()
+        })
+    }
+
+    struct Equivalence {
+        shape: String,
+        leaves: usize,
+        moves: usize,
+        value_error: f64,
+        policy_error: f64,
+        failures: Vec<String>,
+        seconds: f64,
+    }
+
+    fn relative(got: f32, want: f64) -> f64 {
+        (f64::from(got) - want).abs() / (1.0 + want.abs())
+    }
+
+    fn check_shape(shape: &Shape, count: usize, seed: u64) -> Result<Equivalence> {
+        let start = Instant::now();
+        let source: Arc<dyn TensorSource + Send + Sync> =
+            Arc::new(init::random_weights(shape, seed));
+        let reference = ReferenceNet::new(source.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let net = CudaNet::new(source).with_context(|| format!("{shape} on the GPU"))?;
+        let mut gpu = net.evaluator().context("a CUDA evaluator")?;
+        gpu.set_poison(true);
+        let positions = positions(count, seed)?;
+        let moves: Vec<Vec<Move>> = positions.iter().map(|p| p.legal_moves()).collect();
+        let want = reference_outputs(&reference, &positions, &moves);
+        let mut eq = Equivalence {
+            shape: shape.to_string(),
+            leaves: positions.len(),
+            moves: moves.iter().map(Vec::len).sum(),
+            value_error: 0.0,
+            policy_error: 0.0,
+            failures: Vec::new(),
+            seconds: 0.0,
+        };
+        let mut at = 0;
+        let mut out: Vec<Evaluation> = Vec::new();
+        for &size in CHECK_BATCHES.iter().cycle() {
+            if at >= positions.len() {
+                break;
+            }
+            let end = (at + size).min(positions.len());
+            let batch: Vec<Leaf<'_>> = (at..end)
+                .map(|i| Leaf {
+                    position: &positions[i],
+                    moves: &moves[i],
+                })
+                .collect();
+            if let Err(e) = gpu.try_evaluate(&batch, &mut out) {
+                eq.failures.push(format!("batch {at}..{end}: {e}"));
+                at = end;
+                continue;
+            }
+            for (k, got) in out.iter().enumerate() {
+                let i = at + k;
+                let w = &want[i];
+                let ve = relative(got.value_logit, w.value_logit);
+                eq.value_error = eq
+                    .value_error
+                    .max(if ve.is_nan() { f64::INFINITY } else { ve });
+                if !(ve <= 1e-4) && eq.failures.len() < 10 {
+                    eq.failures.push(format!(
+                        "leaf {i} ({}): value {} vs reference {}",
+                        positions[i].to_sfen(),
+                        got.value_logit,
+                        w.value_logit
+                    ));
+                }
+                if got.policy_logits.len() != w.policy.len() {
+                    eq.failures.push(format!(
+                        "leaf {i}: {} policy logits for {} moves",
+                        got.policy_logits.len(),
+                        w.policy.len()
+                    ));
+                    continue;
+                }
+                for (j, (&g, &r)) in got.policy_logits.iter().zip(&w.policy).enumerate() {
+                    let pe = relative(g, r);
+                    eq.policy_error =
+                        eq.policy_error
+                            .max(if pe.is_nan() { f64::INFINITY } else { pe });
+                    if !(pe <= 1e-4) && eq.failures.len() < 10 {
+                        eq.failures.push(format!(
+                            "leaf {i} ({}): move {} policy {g} vs reference {r}",
+                            positions[i].to_sfen(),
+                            moves[i][j]
+                        ));
+                    }
+                }
+            }
+            at = end;
+        }
+        eq.seconds = start.elapsed().as_secs_f64();
+        Ok(eq)
+    }
+
+    struct Timing {
+        shape: String,
+        batch: usize,
+        leaves_per_s: f64,
+        kernel_leaves_per_s: f64,
+        roofline_leaves_per_s: f64,
+        bound: &'static str,
+        flops_per_leaf: f64,
+        bytes_per_batch: f64,
+    }
+
+    /// W1's FLOPs per leaf (a multiply-add counts 2), as the roofline's compute side.
+    fn w1_flops(shape: &Shape) -> f64 {
+        2.0 * shape.h as f64 * shape.input_width() as f64
+    }
+
+    /// Bytes a batch of `n` leaves with `moves` legal moves must move at least: the dense
+    /// weights once (W1, W2), and per leaf the gathered rows (embedding, pair, moment and
+    /// field rows of each perspective's active tokens), the head input and hidden vectors
+    /// written and read once, and one policy row per legal move.
+    fn batch_bytes(shape: &Shape, n: usize, moves: usize) -> f64 {
+        let f = 4.0;
+        let tokens = TYPICAL_ACTIVE_TOKENS as f64;
+        let pairs = tokens * (tokens - 1.0) / 2.0;
+        let h = shape.h as f64;
+        let h2 = shape.h2.unwrap_or(0) as f64;
+        let weights = f * (h * shape.input_width() as f64 + h2 * h);
+        let per_side = f
+            * (tokens * shape.d as f64
+                + pairs * shape.pair as f64
+                + tokens * shape.moments.unwrap_or(0) as f64
+                + tokens * SQUARES as f64 * shape.field.unwrap_or(0) as f64);
+        let activations = f * 2.0 * (shape.input_width() as f64 + h + h2);
+        let policy = f * moves as f64 * shape.last_hidden() as f64;
+        weights + n as f64 * (2.0 * per_side + activations) + policy
+    }
+
+    fn time_shape(
+        shape: &Shape,
+        batches: &[usize],
+        seconds: f64,
+        seed: u64,
+    ) -> Result<Vec<Timing>> {
+        let source: Arc<dyn TensorSource + Send + Sync> =
+            Arc::new(init::random_weights(shape, seed));
+        let net = CudaNet::new(source).with_context(|| format!("{shape} on the GPU"))?;
+        let mut gpu: CudaEvaluator = net.evaluator().context("a CUDA evaluator")?;
+        let max = batches.iter().copied().max().unwrap_or(0);
+        let pool = positions(max.clamp(1, 1024), seed)?;
+        let moves: Vec<Vec<Move>> = pool.iter().map(|p| p.legal_moves()).collect();
+        let mut rows = Vec::new();
+        let mut out = Vec::new();
+        for &n in batches {
+            let batch: Vec<Leaf<'_>> = (0..n)
+                .map(|i| Leaf {
+                    position: &pool[i % pool.len()],
+                    moves: &moves[i % pool.len()],
+                })
+                .collect();
+            let total_moves: usize = batch.iter().map(|l| l.moves.len()).sum();
+            gpu.try_evaluate(&batch, &mut out)?; // warm-up: buffers grow, caches fill
+            let mut rounds = 0u32;
+            let start = Instant::now();
+            while rounds < 3 || start.elapsed().as_secs_f64() < seconds {
+                gpu.try_evaluate(&batch, &mut out)?;
+                rounds += 1;
+            }
+            let e2e = f64::from(rounds) * n as f64 / start.elapsed().as_secs_f64();
+            let mut rounds = 0u32;
+            let start = Instant::now();
+            while rounds < 3 || start.elapsed().as_secs_f64() < seconds {
+                gpu.replay()?;
+                rounds += 1;
+            }
+            let kernels = f64::from(rounds) * n as f64 / start.elapsed().as_secs_f64();
+            let flops = w1_flops(shape);
+            let bytes = batch_bytes(shape, n, total_moves);
+            let t_compute = n as f64 * flops / ASSUMED_FP32_FLOPS;
+            let t_memory = bytes / ASSUMED_BANDWIDTH;
+            rows.push(Timing {
+                shape: shape.to_string(),
+                batch: n,
+                leaves_per_s: e2e,
+                kernel_leaves_per_s: kernels,
+                roofline_leaves_per_s: n as f64 / t_compute.max(t_memory),
+                bound: if t_compute >= t_memory {
+                    "compute"
+                } else {
+                    "memory"
+                },
+                flops_per_leaf: flops,
+                bytes_per_batch: bytes,
+            });
+        }
+        Ok(rows)
+    }
+
+    pub fn run(args: Args) -> Result<()> {
+        let check = parse_shapes(&args.shapes, COMPILED)?;
+        let bench = parse_shapes(&args.bench_shapes, &[BASELINE, NNUE])?;
+        if args.batches.iter().any(|&b| b == 0 || b > 65_536) {
+            bail!("--batches must be from 1 to 65536");
+        }
+        if !(args.seconds > 0.0 && args.seconds <= 60.0) {
+            bail!("--seconds must be above 0 and at most 60");
+        }
+        let device = cuda::probe().context("no usable GPU")?;
+        let say = |line: String| {
+            if !args.json {
+                println!("{line}");
+            }
+        };
+        say(format!("device: {device}"));
+        say(format!(
+            "equivalence: {} positions per shape (+2), batches of {CHECK_BATCHES:?}, outputs poisoned with NaN, |gpu - ref| <= 1e-4 (1 + |ref|)",
+            args.positions
+        ));
+        let mut results = Vec::new();
+        for shape in &check {
+            eprintln!("checking {shape} ...");
+            let eq = check_shape(shape, args.positions, args.seed)?;
+            say(format!(
+                "  {:<40} {:>5} leaves {:>7} moves  max rel err value {:.2e} policy {:.2e}  {:>5.1}s  {}",
+                eq.shape,
+                eq.leaves,
+                eq.moves,
+                eq.value_error,
+                eq.policy_error,
+                eq.seconds,
+                if eq.failures.is_empty() {
+                    "ok"
+                } else {
+                    "FAILED"
+                }
+            ));
+            for f in &eq.failures {
+                say(format!("    {f}"));
+            }
+            results.push(eq);
+        }
+        say(format!(
+            "throughput (roofline: W1 FLOPs at {:.0} TFLOP/s fp32, bytes at {:.1} TB/s — assumed H200 SXM datasheet figures)",
+            ASSUMED_FP32_FLOPS / 1e12,
+            ASSUMED_BANDWIDTH / 1e12
+        ));
+        let mut timings = Vec::new();
+        for shape in &bench {
+            eprintln!("timing {shape} ...");
+            let rows = time_shape(shape, &args.batches, args.seconds, args.seed)?;
+            say(format!(
+                "  {:<40} {:>6} {:>14} {:>14} {:>14} {:>7} {:>8}",
+                "shape", "batch", "leaves/s", "kernels/s", "roofline/s", "of roof", "bound"
+            ));
+            for r in &rows {
+                say(format!(
+                    "  {:<40} {:>6} {:>14.0} {:>14.0} {:>14.0} {:>6.1}% {:>8}",
+                    r.shape,
+                    r.batch,
+                    r.leaves_per_s,
+                    r.kernel_leaves_per_s,
+                    r.roofline_leaves_per_s,
+                    100.0 * r.kernel_leaves_per_s / r.roofline_leaves_per_s,
+                    r.bound
+                ));
+            }
+            timings.extend(rows);
+        }
+        let ok = results.iter().all(|r| r.failures.is_empty());
+        if args.json {
+            let v = json!({
+                "device": device.to_string(),
+                "assumptions": {
+                    "fp32_flops_per_s": ASSUMED_FP32_FLOPS,
+                    "bytes_per_s": ASSUMED_BANDWIDTH,
+                    "source": "H200 SXM datasheet: fp32 (no tensor cores), HBM3e"
+                },
+                "equivalence": results.iter().map(|r| json!({
+                    "shape": r.shape, "leaves": r.leaves, "moves": r.moves,
+                    "max_rel_error_value": finite(r.value_error),
+                    "max_rel_error_policy": finite(r.policy_error),
+                    "failures": r.failures, "ok": r.failures.is_empty(), "seconds": r.seconds,
+                })).collect::<Vec<Value>>(),
+                "throughput": timings.iter().map(|r| json!({
+                    "shape": r.shape, "batch": r.batch,
+                    "leaves_per_s": r.leaves_per_s,
+                    "kernel_leaves_per_s": r.kernel_leaves_per_s,
+                    "roofline_leaves_per_s": r.roofline_leaves_per_s,
+                    "bound": r.bound,
+                    "w1_flops_per_leaf": r.flops_per_leaf,
+                    "bytes_per_batch": r.bytes_per_batch,
+                })).collect::<Vec<Value>>(),
+                "ok": ok,
+            });
+            println!("{v}");
+        } else {
+            println!(
+                "{}",
+                if ok {
+                    "gpu-check: all equivalence checks passed"
+                } else {
+                    "gpu-check: FAILED"
+                }
+            );
+        }
+        if !ok {
+            std::process::exit(1);
+        }
+        Ok(())
+    }
+
+    /// JSON has no infinity: an unbounded error (a NaN output) is written as null.
+    fn finite(x: f64) -> Value {
+        if x.is_finite() { json!(x) } else { Value::Null }
+    }
+}
