@@ -29,6 +29,13 @@ impl Parse for Input {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let name = if input.peek(Ident) {
             let name: Ident = input.parse()?;
+            if input.is_empty() {
+                // `manaka_net!(pair16_d128_o3_h512)`: the shape without its quotes.
+                return Err(syn::Error::new(
+                    name.span(),
+                    format!("a shape is a string literal: write `manaka_net!(\"{name}\")`, or `manaka_net!(Name = \"shape\")` to name the module"),
+                ));
+            }
             input.parse::<Token![=]>()?;
             Some(name)
         } else {
@@ -84,7 +91,6 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
          head input {in_}, hidden {h}{}.",
         if h2 > 0 { format!(" → {h2}") } else { String::new() }
     );
-    let cuda_source = manaka_kernels::cuda::source(&shape);
     let allow = input.name.as_ref().map(|_| quote!(#[allow(non_snake_case)]));
     Ok(quote! {
         #[doc = #doc]
@@ -116,10 +122,6 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             pub const H2: usize = #h2;
             /// Parameter count.
             pub const PARAMS: u64 = #params;
-            /// The CUDA C source of this shape's kernels, every dimension a `#define`
-            /// (`manaka_kernels::cuda::source`; docs/gpu.md). The CUDA evaluator compiles it
-            /// with NVRTC for the device at first use.
-            pub const CUDA_SOURCE: &str = #cuda_source;
 
             /// The engine: every dimension above is a constant of its type.
             pub type Engine = ::manaka::runtime::fixed::FixedNet<#d, #o, #g, #p, #mt, #ff, #inp, #in_, #h, #h2, #hl>;
