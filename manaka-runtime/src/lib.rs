@@ -10,6 +10,7 @@
 //! - [`network`]: the [`network::Network`] trait compiled engines implement, and its
 //!   [`eval::Evaluator`] adapter.
 //! - [`fixed`]: the fixed-size engine every `manaka_net!` expansion instantiates.
+//! - [`nnue`]: YaneuraOu's nn.bin both ways, and the integer engine of `nnue` shapes.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 //! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential and batched.
 //! - [`usi`]: the USI protocol loop, generic over an evaluator factory.
@@ -27,6 +28,7 @@ pub mod eval;
 pub mod fixed;
 pub mod labels;
 pub mod network;
+pub mod nnue;
 pub mod reference;
 pub mod search;
 pub mod shogi;

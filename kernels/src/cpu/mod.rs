@@ -6,6 +6,8 @@
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+// Integer kernels for NNUE inference (YaneuraOu's arithmetic).
+pub mod int;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 

@@ -1,0 +1,204 @@
+//! Every integer level this CPU (or Miri) runs gives exactly the scalar twin's integers, and
+//! the scalar twin gives the plain definitions (written here again, row-major, without the
+//! packed layout), on random inputs that include the extremes where wrapping and the
+//! saturating packs act.
+
+use super::*;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn i16(&mut self) -> i16 {
+        // A quarter of the values at or near the extremes, so that sums wrap.
+        match self.next() % 8 {
+            0 => i16::MAX - (self.next() % 4) as i16,
+            1 => i16::MIN + (self.next() % 4) as i16,
+            _ => (self.next() >> 48) as i16,
+        }
+    }
+    fn i32(&mut self) -> i32 {
+        match self.next() % 8 {
+            0 => i32::MAX - (self.next() % 4) as i32,
+            1 => i32::MIN + (self.next() % 4) as i32,
+            // Around the clip's interesting range: 64·(−10 … 140).
+            2..=4 => (self.next() % 9600) as i32 - 640,
+            _ => (self.next() >> 32) as i32,
+        }
+    }
+    fn input(&mut self) -> u8 {
+        // Clipped activations: 0..=127, a third of them 0 (the common case) or 127.
+        match self.next() % 6 {
+            0 => 0,
+            1 => 127,
+            _ => (self.next() % 128) as u8,
+        }
+    }
+    fn weight(&mut self) -> i8 {
+        (self.next() >> 56) as i8
+    }
+}
+
+/// Names of the levels under test, printed once so a log shows what ran.
+fn levels() -> Vec<IntSimd> {
+    IntSimd::available()
+}
+
+fn check_accumulate<const N: usize>(rng: &mut Rng, n_sub: usize, n_add: usize) {
+    let bias: [i16; N] = std::array::from_fn(|_| rng.i16());
+    let acc0: [i16; N] = std::array::from_fn(|_| rng.i16());
+    let rows: Vec<[i16; N]> = (0..n_sub + n_add)
+        .map(|_| std::array::from_fn(|_| rng.i16()))
+        .collect();
+    let refs: Vec<&[i16; N]> = rows.iter().collect();
+    let (sub, add) = refs.split_at(n_sub);
+    // The definition, in i32 then reduced mod 2^16: wrapping is what i16 lanes do.
+    let wrap = |v: i64| v as i16;
+    let want_refresh: [i16; N] = std::array::from_fn(|i| {
+        wrap(i64::from(bias[i]) + refs.iter().map(|r| i64::from(r[i])).sum::<i64>())
+    });
+    let want_update: [i16; N] = std::array::from_fn(|i| {
+        wrap(
+            i64::from(acc0[i]) - sub.iter().map(|r| i64::from(r[i])).sum::<i64>()
+                + add.iter().map(|r| i64::from(r[i])).sum::<i64>(),
+        )
+    });
+    for s in levels() {
+        let mut a = acc0;
+        refresh_i16(s, &mut a, &bias, &refs);
+        assert_eq!(a, want_refresh, "{s} refresh N={N} rows={}", refs.len());
+        let mut a = acc0;
+        update_i16(s, &mut a, sub, add);
+        assert_eq!(a, want_update, "{s} update N={N} -{n_sub} +{n_add}");
+    }
+}
+
+fn check_clip<const N: usize>(rng: &mut Rng) {
+    let mut acc: [i16; N] = std::array::from_fn(|_| rng.i16());
+    // Every value of the interesting range appears somewhere in long vectors.
+    for (i, a) in acc.iter_mut().enumerate().step_by(3) {
+        *a = (i as i16 % 200) - 40;
+    }
+    let want: [u8; N] = std::array::from_fn(|i| acc[i].clamp(0, 127) as u8);
+    for s in levels() {
+        let mut out = [0xAAu8; N];
+        clip_i16(s, &acc, &mut out);
+        assert_eq!(out, want, "{s} clip N={N}");
+    }
+}
+
+fn check_crelu<const N: usize>(rng: &mut Rng) {
+    let y: [i32; N] = std::array::from_fn(|_| rng.i32());
+    // Floor division by 64 (not truncation): −1 >> 6 is −1, so −1..−63 clip to 0 and
+    // 8128..8191 to 127.
+    let want: [u8; N] = std::array::from_fn(|i| y[i].div_euclid(64).clamp(0, 127) as u8);
+    for s in levels() {
+        let mut out = [0xAAu8; N];
+        crelu_i32(s, &y, &mut out);
+        assert_eq!(out, want, "{s} crelu N={N}");
+    }
+}
+
+fn check_affine(rng: &mut Rng, inputs: usize, outputs: usize) {
+    let w: Vec<i8> = (0..inputs * outputs).map(|_| rng.weight()).collect();
+    let b: Vec<i32> = (0..outputs).map(|_| rng.i32()).collect();
+    let layer = AffineI8::new(inputs, outputs, &w, &b);
+    for o in 0..outputs {
+        for i in 0..inputs {
+            assert_eq!(
+                layer.weight(o, i),
+                w[o * inputs + i],
+                "packed layout round trip"
+            );
+        }
+    }
+    let x: Vec<u8> = (0..inputs).map(|_| rng.input()).collect();
+    let want: Vec<i32> = (0..outputs)
+        .map(|o| {
+            let s: i64 = i64::from(b[o])
+                + (0..inputs)
+                    .map(|i| i64::from(w[o * inputs + i]) * i64::from(x[i]))
+                    .sum::<i64>();
+            s as i32
+        })
+        .collect();
+    for s in levels() {
+        let mut out = vec![0x5555_5555; outputs];
+        affine(s, &layer, &x, &mut out);
+        assert_eq!(out, want, "{s} affine {inputs}→{outputs}");
+    }
+}
+
+fn check_dot<const N: usize>(rng: &mut Rng) {
+    let x: [u8; N] = std::array::from_fn(|_| rng.input());
+    let w: [i8; N] = std::array::from_fn(|_| rng.weight());
+    let want = x
+        .iter()
+        .zip(&w)
+        .map(|(&a, &b)| i64::from(a) * i64::from(b))
+        .sum::<i64>() as i32;
+    for s in levels() {
+        assert_eq!(dot_u8i8(s, &x, &w), want, "{s} dot N={N}");
+    }
+}
+
+#[test]
+fn integer_levels_equal_scalar() {
+    let names: Vec<_> = levels().iter().map(|s| s.name()).collect();
+    eprintln!("integer levels tested: {names:?}");
+    let mut rng = Rng(0x0bad_cafe_1234_5678);
+    // Widths below, at and between the vector widths (16/32 lanes of i16, 32/64 bytes,
+    // 8/16 i32) and the register blocks (8 vectors), with tails; row counts 0..=38 (a
+    // HalfKP refresh has 38 rows).
+    check_accumulate::<1>(&mut rng, 1, 2);
+    check_accumulate::<17>(&mut rng, 2, 2);
+    check_accumulate::<32>(&mut rng, 0, 3);
+    check_accumulate::<48>(&mut rng, 1, 0);
+    check_accumulate::<256>(&mut rng, 2, 2);
+    check_accumulate::<275>(&mut rng, 3, 4);
+    check_accumulate::<40>(&mut rng, 0, 38);
+    check_clip::<1>(&mut rng);
+    check_clip::<31>(&mut rng);
+    check_clip::<64>(&mut rng);
+    check_clip::<97>(&mut rng);
+    check_clip::<256>(&mut rng);
+    check_crelu::<5>(&mut rng);
+    check_crelu::<32>(&mut rng);
+    check_crelu::<64>(&mut rng);
+    check_crelu::<100>(&mut rng);
+    for (inputs, outputs) in [
+        (1, 1),
+        (3, 7),
+        (4, 8),
+        (7, 9),
+        (32, 16),
+        (33, 17),
+        (64, 32),
+        (70, 65),
+        (36, 80),
+        (512, 32),
+    ] {
+        check_affine(&mut rng, inputs, outputs);
+    }
+    check_dot::<1>(&mut rng);
+    check_dot::<31>(&mut rng);
+    check_dot::<32>(&mut rng);
+    check_dot::<65>(&mut rng);
+    check_dot::<100>(&mut rng);
+}
+
+#[test]
+fn int_levels_report_what_ran() {
+    let all = IntSimd::available();
+    assert_eq!(all[0].name(), "scalar");
+    assert!(!all[0].vnni());
+    // VNNI only ever rides on AVX-512.
+    for s in &all {
+        assert!(!s.vnni() || s.simd().name() == "avx512", "{s}");
+    }
+    assert_eq!(IntSimd::new(Simd::SCALAR), all[0]);
+}
