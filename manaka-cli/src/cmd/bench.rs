@@ -13,6 +13,8 @@
 //! - `speedup_vs_reference`: the reference evaluator's time for the same evaluation (it
 //!   rebuilds the accumulators, then head and policy, in f64) over the engine's;
 //! - `batch_head_ns`: `head_ns` when 16 leaves share one pass over W1 (the batched search);
+//! - `batch_evals_per_s`, `batch_speedup_vs_reference`: the same two figures with the batched
+//!   head, i.e. what the batched search gets per leaf;
 //! - `refresh_ns`: rebuilding both accumulators from scratch;
 //! - `w1_stream_ns`: reading a buffer of W1's size once at the same vector width (a sum
 //!   into independent accumulators), i.e. the bandwidth floor of a batch-of-one head (see
@@ -79,6 +81,11 @@ impl Row {
         self.update_ns + self.head_ns + self.policy_ns
     }
 
+    /// A full evaluation with the head batched 16 leaves at a time.
+    fn batch_eval_ns(&self) -> f64 {
+        self.update_ns + self.batch_head_ns + self.policy_ns
+    }
+
     fn json(&self) -> serde_json::Value {
         serde_json::json!({
             "shape": self.shape,
@@ -91,6 +98,8 @@ impl Row {
             "evals_per_s": self.eval_ns().recip() * 1e9,
             "speedup_vs_reference": self.reference_ns / self.eval_ns(),
             "batch_head_ns": round1(self.batch_head_ns),
+            "batch_evals_per_s": self.batch_eval_ns().recip() * 1e9,
+            "batch_speedup_vs_reference": self.reference_ns / self.batch_eval_ns(),
             "refresh_ns": round1(self.refresh_ns),
             "reference_ns": round1(self.reference_ns),
             "w1_bytes": self.w1_bytes,
@@ -210,7 +219,7 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "simd {simd}, ~{clock_ghz:.2} GHz, random weights; times in ns per position, one core"
     );
     println!(
-        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>8} {:>9} {:>8}",
+        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>8}",
         "shape",
         "params",
         "MB",
@@ -220,13 +229,14 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "evals/s",
         "x reference",
         "batch16",
+        "x ref b16",
         "refresh",
         "w1 stream",
         "RSS MB"
     );
     for r in rows {
         println!(
-            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>8.0} {:>9.0} {:>8}",
+            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>8}",
             r.shape,
             r.params,
             r.bytes as f64 / 1e6,
@@ -236,6 +246,7 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
             r.eval_ns().recip() * 1e9,
             r.reference_ns / r.eval_ns(),
             r.batch_head_ns,
+            r.reference_ns / r.batch_eval_ns(),
             r.refresh_ns,
             r.w1_stream_ns,
             r.peak_rss_bytes
