@@ -7,9 +7,11 @@
 
 use manaka::manaka_net;
 use manaka::kernels::Simd;
+use manaka::kernels::cpu::int::IntSimd;
 use manaka::runtime::fixed::FixedNetError;
 use manaka::runtime::eval::EvaluatorFactory;
 use manaka::runtime::network::{Network, NetworkFactory};
+use manaka::runtime::nnue::NnueError;
 use manaka::runtime::usi::CompiledHook;
 use manaka::runtime::weights::TensorSource;
 use std::sync::Arc;
@@ -76,8 +78,41 @@ compiled_shapes! {
     pair16_d128_o3_h512_split = "pair16_d128_o3_h512_split",
     pair0_d128_o2_h256_kp = "pair0_d128_o2_h256_kp",
     pair0_d256_o1_h32_h232_halfkp_nnue = "pair0_d256_o1_h32_h232_halfkp_nnue",
+    pair0_d256_o1_h32_h232_kp_nnue = "pair0_d256_o1_h32_h232_kp_nnue",
     pair0_d16_o1_h8_halfkp_nnue = "pair0_d16_o1_h8_halfkp_nnue",
     pair4_d16_o2_h32 = "pair4_d16_o2_h32",
+}
+
+/// The integer engines (YaneuraOu's arithmetic, docs/nnue.md) of the compiled-in `nnue`
+/// shapes. `manaka_net!` gives only `nnue` shapes an `IntEngine`, so they are listed again
+/// here; a test (manaka-cli/tests/nnue.rs) checks that none is missing.
+macro_rules! int_engines {
+    ($($module:ident),* $(,)?) => {
+        /// Canonical names of the shapes with a compiled-in integer engine.
+        pub const COMPILED_INT: &[&str] = &[$($module::SHAPE),*];
+
+        /// Runs `visitor` on the integer engine for `source`'s shape at integer level
+        /// `simd`; `None` if that shape has no compiled-in integer engine.
+        pub fn with_int_engine<V: EngineVisitor>(
+            source: &dyn TensorSource,
+            simd: IntSimd,
+            visitor: V,
+        ) -> Option<Result<V::Out, NnueError>> {
+            let name = source.shape().to_string();
+            $(
+                if name == $module::SHAPE {
+                    return Some($module::IntEngine::with_simd($module::SHAPE, source, simd).map(|e| visitor.visit(e)));
+                }
+            )*
+            None
+        }
+    };
+}
+
+int_engines! {
+    pair0_d256_o1_h32_h232_halfkp_nnue,
+    pair0_d256_o1_h32_h232_kp_nnue,
+    pair0_d16_o1_h8_halfkp_nnue,
 }
 
 /// Makes an evaluator factory over the compiled engine (shared by every search thread).

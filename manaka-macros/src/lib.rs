@@ -92,6 +92,28 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
         if h2 > 0 { format!(" → {h2}") } else { String::new() }
     );
     let allow = input.name.as_ref().map(|_| quote!(#[allow(non_snake_case)]));
+    // `nnue` shapes also get the integer engine: YaneuraOu's arithmetic on the same weights,
+    // quantised at load (docs/nnue.md).
+    let int_engine = shape.nnue.then(|| {
+        quote! {
+            /// The integer engine: YaneuraOu's NNUE arithmetic (int16 accumulators, int8
+            /// weights, int32 sums) on this shape's weights, quantised at load (docs/nnue.md).
+            pub type IntEngine = ::manaka::runtime::nnue::IntNet<#d, #in_, #h, #h2, #hl>;
+
+            /// Opens an MNW1 file of this shape and builds the integer engine at the best
+            /// integer level this CPU has (`MANAKA_SIMD` caps it).
+            pub fn load_int(path: &::std::path::Path) -> ::std::result::Result<IntEngine, ::manaka::runtime::nnue::NnueError> {
+                IntEngine::open(SHAPE, path)
+            }
+
+            /// Builds the integer engine on weights already in memory or mapped.
+            pub fn int_from_source(
+                source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
+            ) -> ::std::result::Result<IntEngine, ::manaka::runtime::nnue::NnueError> {
+                IntEngine::new(SHAPE, source)
+            }
+        }
+    });
     Ok(quote! {
         #[doc = #doc]
         #allow
@@ -145,6 +167,8 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
                 Engine::new(SHAPE, source)
             }
+
+            #int_engine
         }
     })
 }

@@ -2,6 +2,7 @@
 
 use crate::engines::{self, EngineVisitor};
 use anyhow::{Context, Result, bail};
+use manaka::kernels::cpu::int::IntSimd;
 use manaka::runtime::eval::{Leaf, cp_from_logit, win_probability};
 use manaka::runtime::labels::move_label;
 use manaka::runtime::network::Network;
@@ -52,6 +53,9 @@ pub enum Backend {
     Compiled,
     /// The shape-generic f64 reference evaluator (the oracle; slow but exact).
     Reference,
+    /// The integer engine of an `nnue` shape: YaneuraOu's arithmetic, so on an imported
+    /// nn.bin cp is YaneuraOu's evaluation exactly (docs/nnue.md).
+    Integer,
 }
 
 /// Plays the moves on a compiled engine with incremental updates and evaluates.
@@ -91,9 +95,17 @@ pub fn run(args: Args) -> Result<()> {
         replay.do_move(m);
         played.push(m);
     }
+    let visitor = CompiledEval { pos: &start, moves: &played };
     let compiled = match args.backend {
         Backend::Reference => None,
-        _ => engines::with_engine(file.clone(), CompiledEval { pos: &start, moves: &played }),
+        Backend::Integer => match engines::with_int_engine(file.as_ref(), IntSimd::detect(), visitor) {
+            Some(r) => Some(r.map_err(anyhow::Error::from)),
+            None => bail!(
+                "shape {shape} has no integer engine in this binary (the compiled-in `nnue` shapes have: {})",
+                engines::COMPILED_INT.join(", ")
+            ),
+        },
+        _ => engines::with_engine(file.clone(), visitor).map(|r| r.map_err(anyhow::Error::from)),
     };
     let (pos, moves, value_logit, policy, backend) = match compiled {
         Some(r) => r.context("cannot build the compiled engine")??,

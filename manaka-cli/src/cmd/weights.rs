@@ -1,4 +1,7 @@
-//! `manaka weights`: make, inspect and verify MNW1 weight files (SPEC §7).
+//! `manaka weights`: make, inspect and verify MNW1 weight files (SPEC §7); convert NNUE
+//! networks to and from YaneuraOu's nn.bin (`nnue`).
+
+mod nnue;
 
 use super::shape::{group, human, parse_shape};
 use anyhow::{Context, Result, bail};
@@ -11,7 +14,8 @@ use std::time::Instant;
 /// Files (or weights) larger than this get a progress bar on stderr (when it is a terminal).
 const PROGRESS_THRESHOLD: u64 = 100_000_000;
 
-/// Make, inspect and verify MNW1 weight files.
+/// Make, inspect and verify MNW1 weight files; convert NNUE networks to and from
+/// YaneuraOu's nn.bin.
 ///
 /// A weight file holds one network's tensors for one shape, in the order the shape defines,
 /// with an xxh64 checksum (layout and checks: docs/weights.md). Engines refuse a file that is
@@ -27,6 +31,8 @@ enum WeightsCommand {
     Init(InitArgs),
     Inspect(InspectArgs),
     Verify(VerifyArgs),
+    ExportNnue(nnue::ExportArgs),
+    ImportNnue(nnue::ImportArgs),
 }
 
 /// Write reproducible random weights for a shape.
@@ -104,6 +110,8 @@ pub fn run(args: Args) -> Result<()> {
         WeightsCommand::Init(args) => init_file(args),
         WeightsCommand::Inspect(args) => inspect(args),
         WeightsCommand::Verify(args) => verify(args),
+        WeightsCommand::ExportNnue(args) => nnue::export(args),
+        WeightsCommand::ImportNnue(args) => nnue::import(args),
     }
 }
 
