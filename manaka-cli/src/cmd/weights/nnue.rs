@@ -72,18 +72,23 @@ fn refuse_existing(path: &Path, force: bool) -> Result<()> {
 }
 
 pub fn export(args: ExportArgs) -> Result<()> {
-    let file = WeightFile::open(&args.file).with_context(|| format!("`{}` refused", args.file.display()))?;
+    let file = WeightFile::open(&args.file)
+        .with_context(|| format!("`{}` refused", args.file.display()))?;
     let shape = *file.shape();
     // Check the shape before touching the output, so that a refusal leaves it alone.
     nnue::Architecture::of_shape(&shape).map_err(|reason| {
         anyhow::anyhow!("shape {shape} cannot be exported to YaneuraOu's NNUE: {reason}")
     })?;
     refuse_existing(&args.output, args.force)?;
-    let report = nnue::export(&file, &args.output).with_context(|| format!("cannot export `{}`", args.file.display()))?;
+    let report = nnue::export(&file, &args.output)
+        .with_context(|| format!("cannot export `{}`", args.file.display()))?;
     let arch = report.architecture;
     if args.json {
-        let saturated: Vec<_> =
-            report.saturated.iter().map(|s| serde_json::json!({"tensor": s.tensor, "count": s.count})).collect();
+        let saturated: Vec<_> = report
+            .saturated
+            .iter()
+            .map(|s| serde_json::json!({"tensor": s.tensor, "count": s.count}))
+            .collect();
         let v = serde_json::json!({
             "path": args.output.display().to_string(),
             "source": args.file.display().to_string(),
@@ -106,21 +111,31 @@ pub fn export(args: ExportArgs) -> Result<()> {
         human(report.bytes)
     );
     for s in &report.saturated {
-        eprintln!("warning: {} values of {} saturated at the integer type's range", group(s.count), s.tensor);
+        eprintln!(
+            "warning: {} values of {} saturated at the integer type's range",
+            group(s.count),
+            s.tensor
+        );
     }
     if !report.dropped.is_empty() {
-        eprintln!("note: dropped {} (an nn.bin has no policy)", report.dropped.join(", "));
+        eprintln!(
+            "note: dropped {} (an nn.bin has no policy)",
+            report.dropped.join(", ")
+        );
     }
     Ok(())
 }
 
 pub fn import(args: ImportArgs) -> Result<()> {
     refuse_existing(&args.output, args.force)?;
-    let imported = nnue::import(&args.file).with_context(|| format!("`{}` refused", args.file.display()))?;
+    let imported =
+        nnue::import(&args.file).with_context(|| format!("`{}` refused", args.file.display()))?;
     let arch = imported.file.architecture;
     let shape = imported.weights.shape().to_string();
-    weights::write_file(&args.output, &imported.weights).with_context(|| format!("cannot write `{}`", args.output.display()))?;
-    let written = WeightFile::open(&args.output).with_context(|| format!("cannot read back `{}`", args.output.display()))?;
+    weights::write_file(&args.output, &imported.weights)
+        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    let written = WeightFile::open(&args.output)
+        .with_context(|| format!("cannot read back `{}`", args.output.display()))?;
     if args.json {
         let v = serde_json::json!({
             "path": args.output.display().to_string(),
