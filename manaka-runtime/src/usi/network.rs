@@ -79,7 +79,7 @@ pub fn resolve_backend(
     let why = match eval_file.trim() {
         BUILTIN_MATERIAL => "the material evaluator has no network to run on a GPU".to_string(),
         file => {
-            let path = (file != "" && file != "<empty>").then(|| Path::new(file));
+            let path = (!file.is_empty() && file != "<empty>").then(|| Path::new(file));
             let fallback = network.as_ref().ok().map(|n| n.factory.clone());
             match cuda_network(path, fallback) {
                 Ok(n) => return Ok(n),
