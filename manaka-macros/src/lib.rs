@@ -91,6 +91,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
          head input {in_}, hidden {h}{}.",
         if h2 > 0 { format!(" → {h2}") } else { String::new() }
     );
+    let cuda_source = manaka_kernels::cuda::source(&shape);
     let allow = input.name.as_ref().map(|_| quote!(#[allow(non_snake_case)]));
     // `nnue` shapes also get the integer engine: YaneuraOu's arithmetic on the same weights,
     // quantised at load (docs/nnue.md).
@@ -144,6 +145,10 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             pub const H2: usize = #h2;
             /// Parameter count.
             pub const PARAMS: u64 = #params;
+            /// The CUDA C source of this shape's kernels, every dimension a `#define`
+            /// (`manaka_kernels::cuda::source`; docs/gpu.md). The CUDA evaluator compiles it
+            /// with NVRTC for the device at first use.
+            pub const CUDA_SOURCE: &str = #cuda_source;
 
             /// The engine: every dimension above is a constant of its type.
             pub type Engine = ::manaka::runtime::fixed::FixedNet<#d, #o, #g, #p, #mt, #ff, #inp, #in_, #h, #h2, #hl>;
