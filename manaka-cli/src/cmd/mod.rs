@@ -11,6 +11,7 @@ pub mod perft;
 pub mod positions;
 pub mod selfplay;
 pub mod shape;
+pub mod train;
 pub mod usi;
 pub mod weights;
 

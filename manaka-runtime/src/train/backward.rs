@@ -38,7 +38,7 @@
 //! **NNUE** (SPEC §6). `acc = b_ft + Σ E[z]`, input `clip(acc)`: `ācc = ū ⊙ clip'(acc)`,
 //! `b̄_ft += ācc`, `Ē[z] += ācc`.
 
-use super::forward::{Forward, LSE_FLOOR, Perspective, activation_slope, for_each_pair, group};
+use super::forward::{Forward, LSE_FLOOR, PREFETCH_AHEAD, Perspective, activation_slope, group};
 use super::grads::Grads;
 use super::model::Model;
 use super::real::Real;
@@ -46,6 +46,7 @@ use manaka_shapes::{BlockKind, PowerGroup};
 
 /// Adds the gradient of `Σ_s (ℓ̄_s ℓ_s + Σ_i z̄_si z_si)` into `grads`: `dvalue[s]` is `∂L/∂ℓ`
 /// of example s, `dlogits[s][i]` is `∂L/∂z` of its move i (in the order given to `forward`).
+#[inline(never)] // a unit of its own in profiles
 pub fn backward<R: Real>(
     model: &Model<R>,
     f: &Forward<R>,
@@ -119,6 +120,7 @@ pub fn backward<R: Real>(
 
 /// Backward through `y = act(W x + b)` over n examples: accumulates W̄ and b̄, returns x̄.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)] // a unit of its own in profiles
 fn dense_backward<R: Real>(
     model: &Model<R>,
     w: usize,
@@ -160,6 +162,7 @@ fn dense_backward<R: Real>(
 
 /// One perspective: from `ȳ` of its head input to the token tables, gains and NNUE bias.
 /// `policy_field` is the policy term's `F̄` (side to move only).
+#[inline(never)] // a unit of its own in profiles
 fn perspective_backward<R: Real>(
     model: &Model<R>,
     p: &Perspective<R>,
@@ -299,7 +302,12 @@ fn perspective_backward<R: Real>(
     }
     if let Some(pt) = l.pair_table {
         let rows = grads.rows(pt);
-        for_each_pair(ids, |row| R::axpy(rows.row_mut(row), R::ONE, &dpair));
+        for (i, &row) in p.pairs.iter().enumerate() {
+            if let Some(&ahead) = p.pairs.get(i + PREFETCH_AHEAD) {
+                rows.prefetch(ahead as usize);
+            }
+            R::axpy(rows.row_mut(row as usize), R::ONE, &dpair);
+        }
     }
     if let Some(vt) = l.moment_proj {
         // G = M̄ + M̄ᵀ over the upper triangle.

@@ -50,6 +50,12 @@ impl<R: Real> SparseRows<R> {
         &mut self.data[at..at + self.width]
     }
 
+    /// Hints that `row` will be touched soon (its slot is a likely cache miss).
+    #[inline]
+    pub fn prefetch(&self, row: usize) {
+        manaka_kernels::prefetch(self.slot.as_ptr().wrapping_add(row));
+    }
+
     /// `(row, gradient)` of every touched row.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &[R])> {
         self.rows
@@ -58,10 +64,29 @@ impl<R: Real> SparseRows<R> {
             .zip(self.data.chunks_exact(self.width.max(1)))
     }
 
+    /// As [`SparseRows::iter`], in increasing row order.
+    pub fn iter_sorted(&self) -> impl Iterator<Item = (usize, &[R])> {
+        let mut order: Vec<u64> = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(slot, &r)| (u64::from(r) << 32) | slot as u64)
+            .collect();
+        order.sort_unstable();
+        order.into_iter().map(move |key| {
+            let slot = (key & 0xffff_ffff) as usize;
+            (
+                (key >> 32) as usize,
+                &self.data[slot * self.width..(slot + 1) * self.width],
+            )
+        })
+    }
+
     pub fn touched(&self) -> usize {
         self.rows.len()
     }
 
+    #[inline(never)] // a unit of its own in profiles
     pub fn clear(&mut self) {
         for &r in &self.rows {
             self.slot[r as usize] = NO_SLOT;
@@ -71,6 +96,7 @@ impl<R: Real> SparseRows<R> {
     }
 
     /// Adds `other`'s rows into these.
+    #[inline(never)] // a unit of its own in profiles
     pub fn merge(&mut self, other: &SparseRows<R>) {
         for (row, g) in other.iter() {
             R::axpy(self.row_mut(row), R::ONE, g);
@@ -106,6 +132,7 @@ impl<R: Real> Grads<R> {
         Grads { dense, sparse }
     }
 
+    #[inline(never)] // a unit of its own in profiles
     pub fn clear(&mut self) {
         for d in &mut self.dense {
             d.iter_mut().for_each(|v| *v = R::ZERO);
@@ -122,6 +149,7 @@ impl<R: Real> Grads<R> {
     }
 
     /// Adds `other` into `self`.
+    #[inline(never)] // a unit of its own in profiles
     pub fn merge(&mut self, other: &Grads<R>) {
         for (a, b) in self.dense.iter_mut().zip(&other.dense) {
             R::axpy(a, R::ONE, b);

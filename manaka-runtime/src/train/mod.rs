@@ -48,3 +48,5 @@ pub use trainer::{Event, Report, Stop, Summary, TrainConfig, Trainer, Validation
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trainer_tests;

@@ -166,8 +166,9 @@ impl Real for f32 {
     }
 
     fn dot(a: &[f32], b: &[f32]) -> f32 {
+        // Short rows (pair rows of small shapes) are not worth a call through the dispatch.
         #[cfg(target_arch = "x86_64")]
-        if fast::available() {
+        if a.len() >= 32 && fast::available() {
             // SAFETY: `available` checked that the CPU has AVX2 and FMA.
             return unsafe { fast::dot(a, b) };
         }
@@ -176,7 +177,7 @@ impl Real for f32 {
 
     fn axpy(y: &mut [f32], alpha: f32, x: &[f32]) {
         #[cfg(target_arch = "x86_64")]
-        if fast::available() {
+        if y.len() >= 32 && fast::available() {
             // SAFETY: as above.
             return unsafe { fast::axpy(y, alpha, x) };
         }
