@@ -16,6 +16,9 @@
 //! - `batch_evals_per_s`, `batch_speedup_vs_reference`: the same two figures with the batched
 //!   head, i.e. what the batched search gets per leaf;
 //! - `refresh_ns`: rebuilding both accumulators from scratch;
+//! - `search_nps`, `search_nps_batched`: Gumbel search simulations per second with the
+//!   search's evaluator (800 simulations from three positions of the game), one leaf per
+//!   network call and 16; `bytes_per_node`: the search tree's mean bytes per node;
 //! - `w1_stream_ns`: reading a buffer of W1's size once at the same vector width (a sum
 //!   into independent accumulators), i.e. the bandwidth floor of a batch-of-one head (see
 //!   docs/benchmarks.md).
@@ -24,7 +27,8 @@ use crate::engines::{self, COMPILED, EngineVisitor};
 use anyhow::{Context, Result, bail};
 use manaka::kernels::Simd;
 use manaka::runtime::eval::Leaf;
-use manaka::runtime::network::{Network, StateLeaf};
+use manaka::runtime::network::{Network, NetworkEvaluator, StateLeaf};
+use manaka::runtime::search::{SearchConfig, bench as search_bench};
 use manaka::runtime::reference::ReferenceNet;
 use manaka::runtime::shogi::{Move, MoveEffect, Position};
 use manaka::runtime::weights::{TensorSource, init};
@@ -70,6 +74,9 @@ struct Row {
     policy_ns: f64,
     batch_head_ns: f64,
     refresh_ns: f64,
+    search_nps: f64,
+    search_nps_batched: f64,
+    bytes_per_node: f64,
     reference_ns: f64,
     w1_bytes: u64,
     w1_stream_ns: f64,
@@ -101,6 +108,9 @@ impl Row {
             "batch_evals_per_s": self.batch_eval_ns().recip() * 1e9,
             "batch_speedup_vs_reference": self.reference_ns / self.batch_eval_ns(),
             "refresh_ns": round1(self.refresh_ns),
+            "search_nps": self.search_nps.round(),
+            "search_nps_batched": self.search_nps_batched.round(),
+            "bytes_per_node": round1(self.bytes_per_node),
             "reference_ns": round1(self.reference_ns),
             "w1_bytes": self.w1_bytes,
             "w1_stream_ns": round1(self.w1_stream_ns),
@@ -182,6 +192,9 @@ pub fn run(args: Args) -> Result<()> {
             policy_ns: figures.policy_ns,
             batch_head_ns: figures.batch_head_ns,
             refresh_ns: figures.refresh_ns,
+            search_nps: figures.search_nps,
+            search_nps_batched: figures.search_nps_batched,
+            bytes_per_node: figures.bytes_per_node,
             reference_ns,
             w1_bytes,
             w1_stream_ns: stream_ns(simd, (w1_bytes / 4) as usize, budget),
@@ -219,7 +232,7 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "simd {simd}, ~{clock_ghz:.2} GHz, random weights; times in ns per position, one core"
     );
     println!(
-        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>8}",
+        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>8}",
         "shape",
         "params",
         "MB",
@@ -232,11 +245,13 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "x ref b16",
         "refresh",
         "w1 stream",
+        "search/s",
+        "search b16",
         "RSS MB"
     );
     for r in rows {
         println!(
-            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>8}",
+            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>9.0} {:>10.0} {:>8}",
             r.shape,
             r.params,
             r.bytes as f64 / 1e6,
@@ -249,6 +264,8 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
             r.reference_ns / r.batch_eval_ns(),
             r.refresh_ns,
             r.w1_stream_ns,
+            r.search_nps,
+            r.search_nps_batched,
             r.peak_rss_bytes
                 .map_or("-".to_string(), |b| (b >> 20).to_string()),
         );
@@ -353,6 +370,11 @@ struct Figures {
     policy_ns: f64,
     batch_head_ns: f64,
     refresh_ns: f64,
+    /// Gumbel search, simulations per second: one leaf per evaluator call, and 16.
+    search_nps: f64,
+    search_nps_batched: f64,
+    /// Mean bytes per search-tree node.
+    bytes_per_node: f64,
 }
 
 struct Measure<'a> {
@@ -436,15 +458,32 @@ impl EngineVisitor for Measure<'_> {
             black_box(&out);
             i += BATCH;
         });
+        // Search speed: the search's evaluator (accumulators from the cached parent, heads
+        // batched) over a few positions of the game, sequential and 16 leaves per call.
+        let net = Arc::new(net);
+        let roots: Vec<Position> = [0, n / 3, 2 * n / 3].iter().map(|&k| game.positions[k].clone()).collect();
+        let search = |batch_size: usize| {
+            let mut eval = NetworkEvaluator::new(net.clone());
+            let config = SearchConfig { batch_size, ..SearchConfig::default() };
+            search_bench::run(&roots, &mut eval, &config, SEARCH_SIMULATIONS, roots.len())
+        };
+        let sequential = search(1);
+        let batched = search(BATCH);
         Figures {
             update_ns,
             head_ns,
             policy_ns: (full_ns - head_ns).max(0.0),
             batch_head_ns,
             refresh_ns,
+            search_nps: sequential.nps,
+            search_nps_batched: batched.nps,
+            bytes_per_node: sequential.bytes_per_node,
         }
     }
 }
+
+/// Simulations per search in the search-speed figures.
+const SEARCH_SIMULATIONS: u32 = 800;
 
 /// Time to read `len` f32 values once at `simd`'s vector width: the buffer is summed into
 /// eight independent vector accumulators, so nothing waits on an FMA or add latency chain and
