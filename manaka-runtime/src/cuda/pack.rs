@@ -11,6 +11,9 @@ use manaka_shapes::Shape;
 // The kernels reserve MAX_TOKENS slots per perspective; every token list must fit.
 const _: () = assert!(MAX_ACTIVE <= MAX_TOKENS);
 
+/// Batches of at least this many leaves are packed on several threads.
+const PARALLEL_FROM: usize = 256;
+
 /// Packs `batch` into `words` (cleared first) and returns its layout.
 ///
 /// Per leaf, perspective 0 is the side to move and 1 the other side (so the head input is
@@ -18,36 +21,84 @@ const _: () = assert!(MAX_ACTIVE <= MAX_TOKENS);
 /// perspective's own tokens first, and the count word carries how many (SPEC §4). Each move
 /// becomes its label in the side to move's view and its `policy.from` index `kind · 82 +
 /// from`, `kind` the piece before promotion, `from` relative to the side to move or 81 for a
-/// drop (SPEC §5).
+/// drop (SPEC §5). Large batches are split into runs of leaves packed on scoped threads, each
+/// writing its own parts of the array.
 pub(crate) fn pack(shape: &Shape, batch: &[Leaf<'_>], words: &mut Vec<u32>) -> PackedLayout {
+    let n = batch.len();
     let moves: usize = batch.iter().map(|l| l.moves.len()).sum();
-    let layout = PackedLayout::new(batch.len(), moves);
+    let layout = PackedLayout::new(n, moves);
     words.clear();
     words.resize(layout.len, 0);
+    let (head, mut move_words) = words.split_at_mut(layout.moves);
+    let (front, move_start) = head.split_at_mut(layout.move_start);
+    let (mut counts, mut tokens) = front.split_at_mut(layout.tokens);
+    let mut next = 0u32;
+    for (slot, leaf) in move_start.iter_mut().zip(batch) {
+        *slot = next;
+        next += leaf.moves.len() as u32;
+    }
+    move_start[n] = next;
+    let threads = if n >= PARALLEL_FROM {
+        std::thread::available_parallelism()
+            .map_or(1, |t| t.get())
+            .min(n / (PARALLEL_FROM / 2))
+            .max(1)
+    } else {
+        1
+    };
+    std::thread::scope(|scope| {
+        for run in batch.chunks(n.div_ceil(threads).max(1)) {
+            let (c, rest) = std::mem::take(&mut counts).split_at_mut(2 * run.len());
+            counts = rest;
+            let (t, rest) = std::mem::take(&mut tokens).split_at_mut(2 * MAX_TOKENS * run.len());
+            tokens = rest;
+            let run_moves = run.iter().map(|l| l.moves.len()).sum();
+            let (m, rest) = std::mem::take(&mut move_words).split_at_mut(run_moves);
+            move_words = rest;
+            if threads == 1 {
+                pack_leaves(shape, run, c, t, m);
+            } else {
+                scope.spawn(move || pack_leaves(shape, run, c, t, m));
+            }
+        }
+    });
+    layout
+}
+
+/// Packs a run of leaves into its parts of the array: `counts` (2 per leaf), `tokens`
+/// (2 · MAX_TOKENS per leaf) and `moves` (the run's moves, in order).
+fn pack_leaves(
+    shape: &Shape,
+    run: &[Leaf<'_>],
+    counts: &mut [u32],
+    tokens: &mut [u32],
+    moves: &mut [u32],
+) {
     let mut next_move = 0usize;
-    for (i, leaf) in batch.iter().enumerate() {
+    for (i, leaf) in run.iter().enumerate() {
         let pos = leaf.position;
         let stm = pos.side_to_move();
         for (p, color) in [stm, stm.flip()].into_iter().enumerate() {
             let active = tokens::active_tokens(shape.features, pos, color);
             let ids = active.as_slice();
-            let slot = layout.tokens + (2 * i + p) * MAX_TOKENS;
+            let slot = &mut tokens[(2 * i + p) * MAX_TOKENS..(2 * i + p + 1) * MAX_TOKENS];
             let mut own = 0usize;
             if shape.split {
                 // Own tokens first, each group in list order.
-                let (mine, theirs): (Vec<u32>, Vec<u32>) = ids
-                    .iter()
-                    .partition(|&&t| tokens::is_own(shape.features, t));
-                own = mine.len();
-                for (k, &t) in mine.iter().chain(&theirs).enumerate() {
-                    words[slot + k] = t;
+                for &t in ids.iter().filter(|&&t| tokens::is_own(shape.features, t)) {
+                    slot[own] = t;
+                    own += 1;
+                }
+                let mut k = own;
+                for &t in ids.iter().filter(|&&t| !tokens::is_own(shape.features, t)) {
+                    slot[k] = t;
+                    k += 1;
                 }
             } else {
-                words[slot..slot + ids.len()].copy_from_slice(ids);
+                slot[..ids.len()].copy_from_slice(ids);
             }
-            words[layout.counts + 2 * i + p] = ids.len() as u32 | ((own as u32) << 16);
+            counts[2 * i + p] = ids.len() as u32 | ((own as u32) << 16);
         }
-        words[layout.move_start + i] = next_move as u32;
         for &m in leaf.moves {
             let label = move_label(m, stm);
             let (kind, from) = match m.from() {
@@ -57,12 +108,10 @@ pub(crate) fn pack(shape: &Shape, batch: &[Leaf<'_>], words: &mut Vec<u32>) -> P
                 ),
                 None => (m.drop_kind().map_or(0, |d| d.piece_kind() as u8), 81),
             };
-            words[layout.moves + next_move] = pack_move(label, kind, from);
+            moves[next_move] = pack_move(label, kind, from);
             next_move += 1;
         }
     }
-    words[layout.move_start + batch.len()] = next_move as u32;
-    layout
 }
 
 #[cfg(test)]
@@ -116,5 +165,45 @@ mod tests {
         // White's 3c3d is its 7g7f once rotated: the same label and origin.
         let k = wm.iter().position(|m| m.to_string() == "3c3d").unwrap();
         assert_eq!(words[l.moves + bm.len() + k], pack_move(59, 0, 60));
+    }
+
+    /// A batch large enough to be packed on several threads packs exactly as its leaves do
+    /// one at a time.
+    #[test]
+    fn parallel_packing_equals_packing_leaf_by_leaf() {
+        let shape = Shape::parse("pair4_d16_o2_h32_split").unwrap();
+        let positions =
+            crate::data::random::random_positions(&crate::data::random::RandomPositions {
+                count: 64,
+                seed: 3,
+                min_ply: 0,
+                max_ply: 120,
+            })
+            .unwrap();
+        let moves: Vec<_> = positions.iter().map(|p| p.legal_moves()).collect();
+        let batch: Vec<Leaf<'_>> = (0..3 * PARALLEL_FROM + 5)
+            .map(|i| Leaf {
+                position: &positions[i % 64],
+                moves: &moves[i % 64],
+            })
+            .collect();
+        let mut words = Vec::new();
+        let l = pack(&shape, &batch, &mut words);
+        let mut one = Vec::new();
+        for (i, leaf) in batch.iter().enumerate() {
+            let k = pack(&shape, std::slice::from_ref(leaf), &mut one);
+            assert_eq!(
+                words[l.counts + 2 * i..l.counts + 2 * i + 2],
+                one[k.counts..k.counts + 2]
+            );
+            let t = |x: usize| x * MAX_TOKENS;
+            assert_eq!(
+                words[l.tokens + t(2 * i)..l.tokens + t(2 * i + 2)],
+                one[k.tokens..k.tokens + t(2)]
+            );
+            let first = words[l.move_start + i] as usize;
+            let last = words[l.move_start + i + 1] as usize;
+            assert_eq!(words[l.moves + first..l.moves + last], one[k.moves..]);
+        }
     }
 }
