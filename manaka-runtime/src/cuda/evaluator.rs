@@ -46,6 +46,12 @@ impl CudaNet {
             };
             let weights = DeviceWeights::upload(&dev, source.as_ref())?;
             super::exec::Device::synchronize(&dev)?;
+            // SAFETY: from here on each buffer is used on one stream only — an evaluator's
+            // scratch on its own stream; the weights, uploaded and synchronised above, are
+            // only read — every evaluation waits for its stream before returning, and the
+            // weights outlive every evaluator (each holds them by Arc). cudarc's per-launch
+            // events would only add driver calls to every batch.
+            unsafe { ctx.disable_event_tracking() };
             Ok(Arc::new(CudaNet {
                 shape,
                 ctx,
