@@ -273,6 +273,8 @@ pub fn run(args: Args) -> Result<()> {
     {
         bail!("--eval-scale {s} must be a positive number");
     }
+    // Refuse bad settings and a clobbered --out before minutes of loading.
+    config.preflight().context("cannot train")?;
     let train_data = load(&args.data, args.format, args.eval_scale, "training")?;
     let val_data = if args.val.is_empty() {
         None

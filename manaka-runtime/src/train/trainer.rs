@@ -89,6 +89,36 @@ impl TrainConfig {
         }
     }
 
+    /// Checks the settings and the files they name, before any data is read: numbers in
+    /// range, `--out` absent for a new run (unless forced), present with its state file for
+    /// `--resume`. `train` checks the same again.
+    pub fn preflight(&self) -> Result<(), TrainError> {
+        self.check()?;
+        let state = checkpoint::state_path(&self.out);
+        if self.resume {
+            for p in [&self.out, &state] {
+                if !p.exists() {
+                    return Err(TrainError::Checkpoint {
+                        path: p.clone(),
+                        reason: "missing: --resume needs the weights and the state file of an earlier run; to start from \
+                                 weights with a fresh optimiser, use --init"
+                            .into(),
+                    });
+                }
+            }
+        } else if !self.force {
+            for p in [&self.out, &state] {
+                if p.exists() {
+                    return Err(TrainError::Config(format!(
+                        "{} exists; pass --resume to continue that run, or --force to start over",
+                        p.display()
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn check(&self) -> Result<(), TrainError> {
         let bad = |s: String| Err(TrainError::Config(s));
         if self.batch == 0 {
@@ -373,7 +403,7 @@ pub fn train(
     val: Option<&Dataset>,
     observer: &mut dyn FnMut(Event<'_>),
 ) -> Result<Summary, TrainError> {
-    config.check()?;
+    config.preflight()?;
     if train.is_empty() {
         return Err(TrainError::Config(
             "the training data holds no samples".into(),
@@ -391,12 +421,6 @@ pub fn train(
     let (model, adam, mut run) = if config.resume {
         let file = WeightFile::open_expecting(out, &config.shape)?;
         let model = Model::<f32>::from_source(&file)?;
-        if !state_path.exists() {
-            return Err(TrainError::Checkpoint {
-                path: state_path,
-                reason: "missing: --resume needs the state file written beside --out; to start from these weights with a fresh optimiser, use --init".into(),
-            });
-        }
         let (adam, mut run) = checkpoint::read_state(&state_path, &model, file.checksum())?;
         if run.data != fingerprint {
             observer(Event::Note(format!(
@@ -408,16 +432,6 @@ pub fn train(
         }
         (model, adam, run)
     } else {
-        if !config.force {
-            for p in [out.as_path(), state_path.as_path()] {
-                if p.exists() {
-                    return Err(TrainError::Config(format!(
-                        "{} exists; pass --resume to continue that run, or --force to start over",
-                        p.display()
-                    )));
-                }
-            }
-        }
         let model = match &config.init {
             Some(path) => {
                 Model::<f32>::from_source(&WeightFile::open_expecting(path, &config.shape)?)?
