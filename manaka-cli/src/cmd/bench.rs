@@ -21,11 +21,14 @@
 //!   network call and 16; `bytes_per_node`: the search tree's mean bytes per node;
 //! - `w1_stream_ns`: reading a buffer of W1's size once at the same vector width (a sum
 //!   into independent accumulators), i.e. the bandwidth floor of a batch-of-one head (see
-//!   docs/benchmarks.md).
+//!   docs/benchmarks.md);
+//! - `integer` (`nnue` shapes): the same figures for the integer engine, YaneuraOu's
+//!   arithmetic at the same level (with VNNI where the CPU has it; docs/nnue.md).
 
 use crate::engines::{self, COMPILED, EngineVisitor};
 use anyhow::{Context, Result, bail};
 use manaka::kernels::Simd;
+use manaka::kernels::cpu::int::IntSimd;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::{Network, NetworkEvaluator, StateLeaf};
 use manaka::runtime::search::{SearchConfig, bench as search_bench};
@@ -81,6 +84,8 @@ struct Row {
     w1_bytes: u64,
     w1_stream_ns: f64,
     peak_rss_bytes: Option<u64>,
+    /// The integer engine's figures (`nnue` shapes).
+    int: Option<IntRow>,
 }
 
 impl Row {
@@ -115,6 +120,7 @@ impl Row {
             "w1_bytes": self.w1_bytes,
             "w1_stream_ns": round1(self.w1_stream_ns),
             "peak_rss_bytes": self.peak_rss_bytes,
+            "integer": self.int.as_ref().map(IntRow::json),
         })
     }
 }
@@ -199,6 +205,7 @@ pub fn run(args: Args) -> Result<()> {
             w1_bytes,
             w1_stream_ns: stream_ns(simd, (w1_bytes / 4) as usize, budget),
             peak_rss_bytes: peak_rss_bytes(),
+            int: measure_integer(source.as_ref(), simd, &game, budget)?,
         };
         drop(source);
         progress(format_args!(
@@ -232,7 +239,7 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "simd {simd}, ~{clock_ghz:.2} GHz, random weights; times in ns per position, one core"
     );
     println!(
-        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>8}",
+        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>8} {:>11}",
         "shape",
         "params",
         "MB",
@@ -247,11 +254,12 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "w1 stream",
         "search/s",
         "search b16",
-        "RSS MB"
+        "RSS MB",
+        "int evals/s"
     );
     for r in rows {
         println!(
-            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>9.0} {:>10.0} {:>8}",
+            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>9.0} {:>10.0} {:>8} {:>11}",
             r.shape,
             r.params,
             r.bytes as f64 / 1e6,
@@ -268,6 +276,7 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
             r.search_nps_batched,
             r.peak_rss_bytes
                 .map_or("-".to_string(), |b| (b >> 20).to_string()),
+            r.int.as_ref().map_or("-".to_string(), |i| format!("{:.0}", i.eval_ns().recip() * 1e9)),
         );
     }
 }
@@ -558,4 +567,55 @@ fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// The integer engine's figures (docs/nnue.md), measured with the same visitor as the float
+/// engine's.
+#[derive(Clone, Debug)]
+struct IntRow {
+    simd: IntSimd,
+    update_ns: f64,
+    head_ns: f64,
+    policy_ns: f64,
+    batch_head_ns: f64,
+    refresh_ns: f64,
+    search_nps: f64,
+}
+
+impl IntRow {
+    fn eval_ns(&self) -> f64 {
+        self.update_ns + self.head_ns + self.policy_ns
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "simd": self.simd.name(),
+            "update_ns": round1(self.update_ns),
+            "head_ns": round1(self.head_ns),
+            "policy_ns": round1(self.policy_ns),
+            "evals_per_s": self.eval_ns().recip() * 1e9,
+            "batch_head_ns": round1(self.batch_head_ns),
+            "refresh_ns": round1(self.refresh_ns),
+            "search_nps": self.search_nps.round(),
+        })
+    }
+}
+
+/// The integer engine of `source`'s shape at `simd` (with VNNI where the CPU has it); `None`
+/// for shapes without one (not `nnue`).
+fn measure_integer(source: &dyn TensorSource, simd: Simd, game: &Game, budget: Duration) -> Result<Option<IntRow>> {
+    let level = IntSimd::new(simd);
+    let Some(figures) = engines::with_int_engine(source, level, Measure { game, budget }) else {
+        return Ok(None);
+    };
+    let f = figures.context("cannot build the integer engine")?;
+    Ok(Some(IntRow {
+        simd: level,
+        update_ns: f.update_ns,
+        head_ns: f.head_ns,
+        policy_ns: f.policy_ns,
+        batch_head_ns: f.batch_head_ns,
+        refresh_ns: f.refresh_ns,
+        search_nps: f.search_nps,
+    }))
 }
