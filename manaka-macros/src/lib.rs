@@ -33,7 +33,9 @@ impl Parse for Input {
                 // `manaka_net!(pair16_d128_o3_h512)`: the shape without its quotes.
                 return Err(syn::Error::new(
                     name.span(),
-                    format!("a shape is a string literal: write `manaka_net!(\"{name}\")`, or `manaka_net!(Name = \"shape\")` to name the module"),
+                    format!(
+                        "a shape is a string literal: write `manaka_net!(\"{name}\")`, or `manaka_net!(Name = \"shape\")` to name the module"
+                    ),
                 ));
             }
             input.parse::<Token![=]>()?;
@@ -42,7 +44,10 @@ impl Parse for Input {
             None
         };
         let shape: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(e.span(), "expected a shape string such as \"pair16_d128_o3_h512\", or `Name = \"shape\"`")
+            syn::Error::new(
+                e.span(),
+                "expected a shape string such as \"pair16_d128_o3_h512\", or `Name = \"shape\"`",
+            )
         })?;
         if !input.is_empty() {
             return Err(input.error("unexpected tokens after the shape string"));
@@ -63,7 +68,8 @@ pub fn manaka_net(input: TokenStream) -> TokenStream {
 
 fn expand(input: &Input) -> syn::Result<TokenStream2> {
     let text = input.shape.value();
-    let shape = Shape::parse(&text).map_err(|e| syn::Error::new(input.shape.span(), format!("invalid Manaka shape: {e}")))?;
+    let shape = Shape::parse(&text)
+        .map_err(|e| syn::Error::new(input.shape.span(), format!("invalid Manaka shape: {e}")))?;
     let canonical = shape.to_string();
     let module = match &input.name {
         Some(n) => n.clone(),
@@ -89,10 +95,17 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
     let doc = format!(
         "The fixed-size engine for shape `{canonical}`: {params} parameters ({bytes} bytes of f32), \
          head input {in_}, hidden {h}{}.",
-        if h2 > 0 { format!(" → {h2}") } else { String::new() }
+        if h2 > 0 {
+            format!(" → {h2}")
+        } else {
+            String::new()
+        }
     );
     let cuda_source = manaka_kernels::cuda::source(&shape);
-    let allow = input.name.as_ref().map(|_| quote!(#[allow(non_snake_case)]));
+    let allow = input
+        .name
+        .as_ref()
+        .map(|_| quote!(#[allow(non_snake_case)]));
     // `nnue` shapes also get the integer engine: YaneuraOu's arithmetic on the same weights,
     // quantised at load (docs/nnue.md).
     let int_engine = shape.nnue.then(|| {
