@@ -82,6 +82,20 @@ impl<R: Real> SparseRows<R> {
         })
     }
 
+    /// The touched rows, in the order first touched.
+    pub fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+
+    /// The gradient of table row `row`, if touched.
+    #[inline]
+    pub fn row(&self, row: usize) -> Option<&[R]> {
+        match self.slot[row] {
+            NO_SLOT => None,
+            s => Some(&self.data[s as usize * self.width..(s as usize + 1) * self.width]),
+        }
+    }
+
     pub fn touched(&self) -> usize {
         self.rows.len()
     }

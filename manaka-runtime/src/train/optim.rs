@@ -20,7 +20,7 @@
 //! the same relative change at any scale — the log-sum-exp readout `ln Σ exp(x)` is a smooth
 //! maximum of the x, and Adam on x moves it evenly.
 
-use super::grads::Grads;
+use super::grads::{Grads, SparseRows};
 use super::model::Model;
 use super::real::Real;
 
@@ -69,58 +69,259 @@ impl<R: Real> Adam<R> {
         }
     }
 
-    /// One update of `model` by `grads` at learning rate `lr`.
+    /// One update of `model` at learning rate `lr` by the sum of `grads` (one per worker
+    /// thread of the batch, summed here in their order, entry by entry), spread over
+    /// `threads` threads: each tensor is cut into `threads` parts — dense tensors into equal
+    /// ranges, token tables at quantiles of the touched rows — and every thread updates its
+    /// part of every tensor. The result does not depend on `threads`.
     #[inline(never)] // a unit of its own in profiles
-    pub fn update(&mut self, model: &mut Model<R>, grads: &Grads<R>, lr: f64) {
+    pub fn update(&mut self, model: &mut Model<R>, grads: &[Grads<R>], lr: f64, threads: usize) {
         self.step += 1;
         let c = self.config;
         let t = self.step as i32;
-        let b1 = R::from_f64(c.beta1);
-        let b2 = R::from_f64(c.beta2);
-        let (nb1, nb2) = (R::ONE - b1, R::ONE - b2);
-        // θ −= lr·m̂/(sqrt(v̂)+ε) with m̂ = m/c1, v̂ = v/c2.
-        let inv_c1 = R::from_f64(1.0 / (1.0 - c.beta1.powi(t)));
-        let inv_c2 = R::from_f64(1.0 / (1.0 - c.beta2.powi(t)));
-        let lr = R::from_f64(lr);
-        let eps = R::from_f64(c.eps);
-        // θ −= lr·m̂/(sqrt(v̂)+ε) over zipped slices (no bounds checks: the loop vectorises).
-        let adam = |theta: &mut [R], m: &mut [R], v: &mut [R], g: &[R]| {
-            for (((t, m), v), &g) in theta.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).zip(g) {
-                *m = b1 * *m + nb1 * g;
-                *v = b2 * *v + nb2 * g * g;
-                *t -= lr * (*m * inv_c1) / ((*v * inv_c2).sqrt() + eps);
-            }
+        let k = Kernel {
+            b1: R::from_f64(c.beta1),
+            b2: R::from_f64(c.beta2),
+            nb1: R::ONE - R::from_f64(c.beta1),
+            nb2: R::ONE - R::from_f64(c.beta2),
+            inv_c1: R::from_f64(1.0 / (1.0 - c.beta1.powi(t))),
+            inv_c2: R::from_f64(1.0 / (1.0 - c.beta2.powi(t))),
+            lr: R::from_f64(lr),
+            eps: R::from_f64(c.eps),
         };
+        let threads = threads.max(1);
         let l = &model.layout;
         let (pair, first_lse) = (l.pair_table, l.first_lse);
-        for (i, theta) in model.tensors.iter_mut().enumerate() {
-            let (m, v) = (&mut self.m[i], &mut self.v[i]);
-            let Some(rows) = &grads.sparse[i] else {
-                adam(theta, m, v, &grads.dense[i]);
+        let mut work: Vec<Vec<Part<'_, R>>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, ((theta, m), v)) in model
+            .tensors
+            .iter_mut()
+            .zip(&mut self.m)
+            .zip(&mut self.v)
+            .enumerate()
+        {
+            if grads[0].sparse[i].is_none() {
+                // Small tensors are not worth splitting.
+                let parts = if theta.len() < 1 << 14 { 1 } else { threads };
+                let cuts: Vec<usize> = (0..=parts).map(|p| p * theta.len() / parts).collect();
+                for (p, ((theta, m), v)) in split(theta, &cuts)
+                    .zip(split(m, &cuts))
+                    .zip(split(v, &cuts))
+                    .enumerate()
+                {
+                    let range = cuts[p]..cuts[p + 1];
+                    let sources = grads.iter().map(|g| &g.dense[i][range.clone()]).collect();
+                    work[p].push(Part::Dense {
+                        theta,
+                        m,
+                        v,
+                        sources,
+                    });
+                }
                 continue;
-            };
-            let w = rows.width();
+            }
+            let sources: Vec<&SparseRows<R>> = grads
+                .iter()
+                .map(|g| g.sparse[i].as_ref().expect("a token table"))
+                .collect();
+            let w = sources[0].width();
+            let rows = theta.len() / w.max(1);
+            // Cut the table at quantiles of the first worker's touched rows, so that every
+            // thread gets about as many rows to update.
+            let mut sample: Vec<u32> = sources[0].rows().to_vec();
+            let mut cuts = vec![0usize; threads + 1];
+            cuts[threads] = rows;
+            for p in 1..threads {
+                cuts[p] = if sample.is_empty() {
+                    p * rows / threads
+                } else {
+                    let at = p * sample.len() / threads;
+                    *sample.select_nth_unstable(at).1 as usize
+                }
+                .max(cuts[p - 1]);
+            }
+            let elems: Vec<usize> = cuts.iter().map(|&r| r * w).collect();
             let lse_from = if Some(i) == pair { first_lse } else { w };
-            let (mut gx, mut x) = (vec![R::ZERO; w - lse_from], vec![R::ZERO; w - lse_from]);
-            // Rows in table order: neighbouring pair rows share cache lines and pages.
-            for (row, g) in rows.iter_sorted() {
-                let r = row * w..(row + 1) * w;
-                let (t, m, v) = (&mut theta[r.clone()], &mut m[r.clone()], &mut v[r]);
-                adam(
-                    &mut t[..lse_from],
-                    &mut m[..lse_from],
-                    &mut v[..lse_from],
-                    &g[..lse_from],
-                );
-                if lse_from < w {
-                    // x = ln s: ∂L/∂x = s·∂L/∂s, then s ← s·exp(x_new − x).
-                    for ((gx, &g), &s) in gx.iter_mut().zip(&g[lse_from..]).zip(&t[lse_from..]) {
-                        *gx = g * s;
+            for (p, ((theta, m), v)) in split(theta, &elems)
+                .zip(split(m, &elems))
+                .zip(split(v, &elems))
+                .enumerate()
+            {
+                let rows = cuts[p]..cuts[p + 1];
+                work[p].push(Part::Rows {
+                    theta,
+                    m,
+                    v,
+                    rows,
+                    width: w,
+                    lse_from,
+                    sources: sources.clone(),
+                });
+            }
+        }
+        let run = |parts: Vec<Part<'_, R>>| {
+            for part in parts {
+                part.apply(&k);
+            }
+        };
+        let mut work = work.into_iter();
+        let first = work.next().expect("at least one thread");
+        std::thread::scope(|scope| {
+            for parts in work {
+                scope.spawn(move || run(parts));
+            }
+            run(first);
+        });
+    }
+}
+
+/// Adam's per-step constants (`θ −= lr·m̂/(sqrt(v̂)+ε)` with `m̂ = m·inv_c1`, `v̂ = v·inv_c2`).
+#[derive(Clone, Copy)]
+struct Kernel<R> {
+    b1: R,
+    b2: R,
+    nb1: R,
+    nb2: R,
+    inv_c1: R,
+    inv_c2: R,
+    lr: R,
+    eps: R,
+}
+
+impl<R: Real> Kernel<R> {
+    /// The update of a run of parameters, over zipped slices (no bounds checks: the loop
+    /// vectorises).
+    #[inline(always)]
+    fn apply(&self, theta: &mut [R], m: &mut [R], v: &mut [R], g: &[R]) {
+        let k = *self;
+        for (((t, m), v), &g) in theta.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).zip(g) {
+            *m = k.b1 * *m + k.nb1 * g;
+            *v = k.b2 * *v + k.nb2 * g * g;
+            *t -= k.lr * (*m * k.inv_c1) / ((*v * k.inv_c2).sqrt() + k.eps);
+        }
+    }
+}
+
+/// `values` cut at the (ascending) offsets `cuts` (first 0, last `values.len()`).
+fn split<'a, R>(mut values: &'a mut [R], cuts: &[usize]) -> impl Iterator<Item = &'a mut [R]> {
+    let mut out = Vec::with_capacity(cuts.len().saturating_sub(1));
+    for pair in cuts.windows(2) {
+        let (head, tail) = std::mem::take(&mut values).split_at_mut(pair[1] - pair[0]);
+        out.push(head);
+        values = tail;
+    }
+    out.into_iter()
+}
+
+/// One thread's share of one tensor's update.
+enum Part<'a, R> {
+    /// A range of a dense tensor, with that range of every worker's gradient.
+    Dense {
+        theta: &'a mut [R],
+        m: &'a mut [R],
+        v: &'a mut [R],
+        sources: Vec<&'a [R]>,
+    },
+    /// Rows `rows` of a token table (`theta` etc. start at row `rows.start`).
+    Rows {
+        theta: &'a mut [R],
+        m: &'a mut [R],
+        v: &'a mut [R],
+        rows: std::ops::Range<usize>,
+        width: usize,
+        /// First lse channel (pair table), `width` if none.
+        lse_from: usize,
+        sources: Vec<&'a SparseRows<R>>,
+    },
+}
+
+impl<R: Real> Part<'_, R> {
+    fn apply(self, k: &Kernel<R>) {
+        match self {
+            Part::Dense {
+                theta,
+                m,
+                v,
+                sources,
+            } => {
+                if let [only] = sources.as_slice() {
+                    return k.apply(theta, m, v, only);
+                }
+                const PIECE: usize = 4096;
+                let mut g = vec![R::ZERO; PIECE];
+                for start in (0..theta.len()).step_by(PIECE) {
+                    let end = (start + PIECE).min(theta.len());
+                    let g = &mut g[..end - start];
+                    g.copy_from_slice(&sources[0][start..end]);
+                    for s in &sources[1..] {
+                        for (a, &b) in g.iter_mut().zip(&s[start..end]) {
+                            *a += b;
+                        }
                     }
-                    x.iter_mut().for_each(|x| *x = R::ZERO);
-                    adam(&mut x, &mut m[lse_from..], &mut v[lse_from..], &gx);
-                    for (s, &dx) in t[lse_from..].iter_mut().zip(&x) {
-                        *s *= dx.exp();
+                    k.apply(
+                        &mut theta[start..end],
+                        &mut m[start..end],
+                        &mut v[start..end],
+                        g,
+                    );
+                }
+            }
+            Part::Rows {
+                theta,
+                m,
+                v,
+                rows,
+                width: w,
+                lse_from,
+                sources,
+            } => {
+                // The touched rows of this range, each once (a row is taken from the first
+                // worker that touched it), in table order: neighbouring pair rows share cache
+                // lines and pages.
+                let mut todo: Vec<u32> = Vec::new();
+                for (t, src) in sources.iter().enumerate() {
+                    for &r in src.rows() {
+                        let ru = r as usize;
+                        if rows.contains(&ru) && sources[..t].iter().all(|s| s.row(ru).is_none()) {
+                            todo.push(r);
+                        }
+                    }
+                }
+                todo.sort_unstable();
+                let mut g = vec![R::ZERO; w];
+                let (mut gx, mut x) = (vec![R::ZERO; w - lse_from], vec![R::ZERO; w - lse_from]);
+                for r in todo {
+                    g.iter_mut().for_each(|g| *g = R::ZERO);
+                    for src in &sources {
+                        if let Some(sg) = src.row(r as usize) {
+                            for (a, &b) in g.iter_mut().zip(sg) {
+                                *a += b;
+                            }
+                        }
+                    }
+                    let at = (r as usize - rows.start) * w;
+                    let (t, m, v) = (
+                        &mut theta[at..at + w],
+                        &mut m[at..at + w],
+                        &mut v[at..at + w],
+                    );
+                    k.apply(
+                        &mut t[..lse_from],
+                        &mut m[..lse_from],
+                        &mut v[..lse_from],
+                        &g[..lse_from],
+                    );
+                    if lse_from < w {
+                        // x = ln s: ∂L/∂x = s·∂L/∂s; the step Δx applied as s ← s·exp(Δx).
+                        for ((gx, &g), &s) in gx.iter_mut().zip(&g[lse_from..]).zip(&t[lse_from..])
+                        {
+                            *gx = g * s;
+                        }
+                        x.iter_mut().for_each(|x| *x = R::ZERO);
+                        k.apply(&mut x, &mut m[lse_from..], &mut v[lse_from..], &gx);
+                        for (s, &dx) in t[lse_from..].iter_mut().zip(&x) {
+                            *s *= dx.exp();
+                        }
                     }
                 }
             }

@@ -285,7 +285,7 @@ fn adam_is_lazy_on_token_tables_and_log_space_on_lse_channels() {
         let row = g.rows(pt).row_mut(7);
         row.copy_from_slice(&[0.25, -2.0, 3.0]);
         let s = model.tensors[pt][7 * 3 + 2];
-        adam.update(&mut model, &g, lr);
+        adam.update(&mut model, std::slice::from_ref(&g), lr, 1);
         // The lse channel: Adam on x with gradient s·3.
         let gx = s * 3.0;
         mx = 0.9 * mx + 0.1 * gx;
@@ -310,6 +310,54 @@ fn adam_is_lazy_on_token_tables_and_log_space_on_lse_channels() {
     }
     assert_eq!(model.tensors[l.embed], before.tensors[l.embed]);
     assert!(model.tensors[pt][7 * 3 + 2] > 0.0);
+}
+
+/// The update from several workers' gradients equals the update from their sum, whatever the
+/// number of threads applying it.
+#[test]
+fn adam_sums_workers_gradients_and_threads_do_not_change_the_result() {
+    // h8: policy.w has 2187 × 8 entries, enough to be split between threads.
+    let sh = shape("pair3_d4_o2_h8_m2_f1_lse1_ks");
+    let model: Model<f64> = Model::from_source(&weights(&sh, 21)).unwrap();
+    let ex = examples(&sh, 22);
+    // Two workers, each with a part of the batch (as the trainer splits it).
+    let worker = |part: &[Example]| {
+        let f = forward(&model, &positions(part));
+        let (_, dv, dl) = losses(
+            part,
+            &f.value,
+            &f.logits,
+            POLICY_WEIGHT,
+            1.0 / ex.len() as f64,
+        );
+        let mut g = Grads::new(&model);
+        backward(&model, &f, &dv, &dl, &mut g);
+        g
+    };
+    let parts = [worker(&ex[..1]), worker(&ex[1..])];
+    let mut merged = parts[0].clone();
+    merged.merge(&parts[1]);
+    let mut want = model.clone();
+    Adam::new(&model, AdamConfig::default()).update(
+        &mut want,
+        std::slice::from_ref(&merged),
+        1e-2,
+        1,
+    );
+    assert_ne!(want, model);
+    for threads in [1, 2, 3, 5] {
+        let mut got = model.clone();
+        Adam::new(&model, AdamConfig::default()).update(&mut got, &parts, 1e-2, threads);
+        for (t, (a, b)) in got.tensors.iter().zip(&want.tensors).enumerate() {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                assert!(
+                    (x - y).abs() <= 1e-15 * (1.0 + y.abs()),
+                    "{threads} threads: {}[{i}]",
+                    model.specs[t].name
+                );
+            }
+        }
+    }
 }
 
 /// A model written as an MNW1 file evaluates in the reference evaluator as the trainer's own

@@ -276,10 +276,6 @@ impl<R: Real> Trainer<R> {
         for r in results {
             sums.add(&r?);
         }
-        let (first, rest) = self.grads.split_at_mut(1);
-        for g in &rest[..parts - 1] {
-            first[0].merge(g);
-        }
         if !(sums.value.is_finite() && sums.policy.is_finite()) {
             return Err(TrainError::Diverged(format!(
                 "the loss became {} (value) / {} (policy) at step {}; lower --lr",
@@ -288,7 +284,9 @@ impl<R: Real> Trainer<R> {
                 self.adam.step + 1
             )));
         }
-        self.adam.update(&mut self.model, &self.grads[0], lr);
+        let threads = self.grads.len();
+        self.adam
+            .update(&mut self.model, &self.grads[..parts], lr, threads);
         Ok(sums)
     }
 
