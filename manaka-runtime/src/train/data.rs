@@ -164,7 +164,7 @@ impl Dataset {
                         teacher(r.eval),
                         result_for(result, pos_side),
                         mv.map(|m| (m, 1.0)).as_slice(),
-                    );
+                    )?;
                 }
             }
             DataFormat::Psv => {
@@ -181,7 +181,7 @@ impl Dataset {
                         teacher(r.score),
                         result,
                         mv.map(|m| (m, 1.0)).as_slice(),
-                    );
+                    )?;
                 }
             }
             DataFormat::Hcpe3 => {
@@ -199,7 +199,7 @@ impl Dataset {
                                 .map(|c| (c.move16, f32::from(c.visits)))
                                 .collect();
                             let result = result_for(game.outcome.result, pos.side_to_move());
-                            self.push_raw(hcp, Packing::Hcp, teacher(m.eval), result, &cands);
+                            self.push_raw(hcp, Packing::Hcp, teacher(m.eval), result, &cands)?;
                         }
                         // read_hcpe3 replayed the game, so every move is legal.
                         let mv = Move::from_u16(m.move16).ok_or_else(|| at(i, &"not a move16"))?;
@@ -218,17 +218,24 @@ impl Dataset {
         teacher: f32,
         result: f32,
         policy: &[(u16, f32)],
-    ) {
+    ) -> Result<(), TrainError> {
         let len = policy.len().min(usize::from(u16::MAX));
+        let policy_at = u32::try_from(self.policy.len()).map_err(|_| {
+            TrainError::Config(
+                "more than 2^32 policy moves in the training data; train on fewer files at a time"
+                    .into(),
+            )
+        })?;
         self.samples.push(Sample {
             packed,
             packing,
             teacher,
             result,
-            policy_at: self.policy.len() as u32,
+            policy_at,
             policy_len: len as u16,
         });
         self.policy.extend_from_slice(&policy[..len]);
+        Ok(())
     }
 
     /// Appends a position directly (tests, synthetic data): the teacher's win probability,
@@ -252,7 +259,7 @@ impl Dataset {
             .iter()
             .map(|&(m, w)| (m.to_u16(), w as f32))
             .collect();
-        self.push_raw(hcp, Packing::Hcp, teacher as f32, result as f32, &policy);
+        self.push_raw(hcp, Packing::Hcp, teacher as f32, result as f32, &policy)?;
         Ok(())
     }
 

@@ -248,7 +248,7 @@ impl<R: Real> Part<'_, R> {
                     return k.apply(theta, m, v, only);
                 }
                 const PIECE: usize = 4096;
-                let mut g = vec![R::ZERO; PIECE];
+                let mut g = [R::ZERO; PIECE];
                 for start in (0..theta.len()).step_by(PIECE) {
                     let end = (start + PIECE).min(theta.len());
                     let g = &mut g[..end - start];
