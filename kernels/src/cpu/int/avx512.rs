@@ -155,27 +155,48 @@ fn dp_vnni(acc: __m512i, x: __m512i, w: __m512i) -> __m512i {
 /// step and with VNNI's `vpdpbusd`.
 macro_rules! affine_and_dot {
     ($features:literal, $dp:ident, $block:ident, $affine:ident, $dot:ident) => {
-        /// Outputs `o..o + 16·R`: `R` registers of sixteen sums (see `avx2::affine_block`).
+        /// Outputs `o..o + 16·R`: `R` registers of sixteen sums (see `avx2::affine_block`),
+        /// each kept as `U` partial sums over interleaved input groups: `vpdpbusd`
+        /// accumulates in place, so one register per output block would be a chain of
+        /// dependent instructions. The partial sums are added at the end (wrapping addition
+        /// is associative: the same integers).
         #[target_feature(enable = $features)]
         unsafe fn $block<const R: usize>(layer: &AffineI8, x: &[u8], out: &mut [i32], o: usize) {
+            const U: usize = 4;
             let n_out = layer.outputs;
-            let mut acc = [_mm512_setzero_si512(); R];
+            let mut acc = [[_mm512_setzero_si512(); R]; U];
             // SAFETY: o + 16·R <= outputs; group g's columns for these outputs are 64·R bytes
             // at (g·outputs + o)·4 in `packed`; x holds at least 4·groups bytes.
             unsafe {
-                for (k, a) in acc.iter_mut().enumerate() {
+                for (k, a) in acc[0].iter_mut().enumerate() {
                     *a = _mm512_loadu_si512(layer.biases.as_ptr().add(o + 16 * k).cast());
                 }
-                for g in 0..layer.groups {
+                let step = |acc: &mut [__m512i; R], g: usize| {
                     let xv =
                         _mm512_set1_epi32(x.as_ptr().add(4 * g).cast::<i32>().read_unaligned());
                     let col = layer.packed.as_ptr().add((g * n_out + o) * 4);
                     for (k, a) in acc.iter_mut().enumerate() {
                         *a = $dp(*a, xv, _mm512_loadu_si512(col.add(64 * k).cast()));
                     }
+                };
+                let body = layer.groups / U * U;
+                let mut g = 0;
+                while g < body {
+                    for (u, partial) in acc.iter_mut().enumerate() {
+                        step(partial, g + u);
+                    }
+                    g += U;
                 }
-                for (k, a) in acc.iter().enumerate() {
-                    _mm512_storeu_si512(out.as_mut_ptr().add(o + 16 * k).cast(), *a);
+                while g < layer.groups {
+                    step(&mut acc[0], g);
+                    g += 1;
+                }
+                for k in 0..R {
+                    let sum = _mm512_add_epi32(
+                        _mm512_add_epi32(acc[0][k], acc[1][k]),
+                        _mm512_add_epi32(acc[2][k], acc[3][k]),
+                    );
+                    _mm512_storeu_si512(out.as_mut_ptr().add(o + 16 * k).cast(), sum);
                 }
             }
             layer.add_tail(x, out, o, o + 16 * R);
@@ -189,6 +210,10 @@ macro_rules! affine_and_dot {
                 while o + 64 <= to {
                     $block::<4>(layer, x, out, o);
                     o += 64;
+                }
+                while o + 32 <= to {
+                    $block::<2>(layer, x, out, o);
+                    o += 32;
                 }
                 while o + 16 <= to {
                     $block::<1>(layer, x, out, o);
