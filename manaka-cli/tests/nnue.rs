@@ -319,3 +319,47 @@ fn refusals_name_the_problem() {
         "--json",
     ]);
 }
+
+#[test]
+fn bench_reports_the_integer_engine_beside_the_float_one() {
+    let out = manaka(&[
+        "bench",
+        "--shapes",
+        "pair0_d16_o1_h8_halfkp_nnue,pair4_d16_o2_h32",
+        "--time",
+        "0.02",
+        "--simd",
+        "avx2",
+        "--json",
+    ]);
+    if !IntSimd::available().iter().any(|s| s.name() == "avx2") {
+        return; // No AVX2 here: `--simd avx2` is refused, as cli_bench.rs checks.
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let int = &rows[0]["integer"];
+    assert_eq!(int["simd"], "avx2", "{int}");
+    for key in [
+        "update_ns",
+        "head_ns",
+        "policy_ns",
+        "evals_per_s",
+        "batch_head_ns",
+        "refresh_ns",
+        "search_nps",
+    ] {
+        let x = int[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} missing in {int}"));
+        assert!(x.is_finite() && x > 0.0, "{key} = {x}");
+    }
+    assert!(
+        rows[1]["integer"].is_null(),
+        "a shape without `nnue` has no integer engine"
+    );
+}
