@@ -104,6 +104,23 @@ impl Quantiser<'_> {
     /// `floor(v · scale + 0.5)` of every value of tensor `name`, saturated to `T`'s range.
     fn tensor<T: Int>(&mut self, name: &'static str, scale: f64) -> Result<Vec<T>, NnueError> {
         let values = self.src.require(name)?;
+        // A source of another origin than MNW1's reader or `WeightSet` (which check every
+        // length) could hold a tensor of the wrong size.
+        let expected = self
+            .src
+            .shape()
+            .tensors()
+            .iter()
+            .find(|t| t.name == name)
+            .map_or(0, |t| t.numel());
+        if values.len() as u64 != expected {
+            return Err(crate::weights::WeightsError::WrongLength {
+                tensor: name.to_string(),
+                expected,
+                found: values.len() as u64,
+            }
+            .into());
+        }
         let mut count = 0;
         let out = values
             .iter()

@@ -1007,3 +1007,26 @@ fn no_input_panics() {
         let _ = import_bytes(&b[..n]);
     }
 }
+
+#[test]
+fn a_source_with_a_short_tensor_is_an_error_not_a_panic() {
+    // A TensorSource other than MNW1's reader or WeightSet, whose `w2` is one value short.
+    struct Short(crate::weights::WeightSet);
+    impl TensorSource for Short {
+        fn shape(&self) -> &Shape {
+            self.0.shape()
+        }
+        fn tensor(&self, name: &str) -> Option<&[f32]> {
+            let t = self.0.tensor(name)?;
+            Some(if name == "w2" { &t[1..] } else { t })
+        }
+    }
+    let name = "pair0_d16_o1_h8_h28_kp_nnue";
+    let src = Short(init::random_weights(&Shape::parse(name).unwrap(), 1));
+    let e = IntWeights::quantise(&src).err().unwrap();
+    assert!(e.to_string().contains("w2"), "{e}");
+    let e = IntNet::<16, 32, 8, 8, 8>::with_simd(name, &src, IntSimd::detect())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("w2"), "{e}");
+}
