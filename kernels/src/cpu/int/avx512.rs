@@ -8,10 +8,6 @@
 //! into 32 bits without intermediate saturation — the same integers either way, as in
 //! YaneuraOu's `m512_add_dpbusd_epi32` (`layers/simd.h`).
 
-// The AVX-512 intrinsics are stable since Rust 1.89, newer than the workspace's declared
-// MSRV; the f32 kernels in `cpu/avx512.rs` rely on them already.
-#![allow(clippy::incompatible_msrv)]
-
 use super::{AffineI8, avx2};
 use std::arch::x86_64::*;
 
