@@ -172,6 +172,8 @@ pub unsafe fn affine_batch(w: &[f32], b: &[f32], xs: &[f32], out: &mut [f32], n_
 /// # Safety
 /// `R` rows of `n_in` floats at `w` and `T` rows at `x` must be readable; `body` is a multiple
 /// of the vector width and at most `n_in`.
+// Index loops over the two small register-block dimensions read more plainly than iterators.
+#[allow(clippy::needless_range_loop)]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn block<const R: usize, const T: usize>(w: *const f32, x: *const f32, n_in: usize, body: usize) -> [[f32; T]; R] {
     let mut sums = [[0.0f32; T]; R];
