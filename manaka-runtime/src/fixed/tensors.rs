@@ -94,8 +94,8 @@ impl Tensors {
 /// `p` re-typed as rows of `N`: the tensor's length is a multiple of `N` for every caller
 /// below (row widths are the shape's dims, checked against the engine's constants).
 fn rows<const N: usize>(p: Ptr) -> &'static [[f32; N]] {
-    assert!(N == 0 || p.1 % N == 0, "tensor length {} is not a multiple of {N}", p.1);
-    let n = if N == 0 { 0 } else { p.1 / N };
+    assert!(N == 0 || p.1.is_multiple_of(N), "tensor length {} is not a multiple of {N}", p.1);
+    let n = p.1.checked_div(N).unwrap_or(0);
     // SAFETY: `p` points at `p.1` initialised f32s that outlive the engine (see module doc);
     // [f32; N] has f32's alignment. The 'static lifetime is narrowed by every accessor to the
     // engine's borrow.

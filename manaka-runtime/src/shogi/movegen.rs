@@ -8,6 +8,7 @@
 //!   interpose; in double check only the king moves;
 //! - each king destination is tested with the king removed from the occupancy, so it cannot
 //!   hide behind itself from a slider.
+//!
 //! Pawn-drop mate (uchifuzume) is the one rule that needs a look ahead; it can only occur on
 //! the square in front of the enemy king, so that single square is tested.
 //!
@@ -219,10 +220,10 @@ pub fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         let mut to = drop_target.and_not(last1).and_not(pawn_files);
         if let Some(ek) = pos.king_square(them) {
             // The only square where a dropped pawn checks: in front of the enemy king.
-            if let Some(s) = (pawn_attacks(them, ek) & to).first() {
-                if pawn_drop_mates(pos, s, ek) {
-                    to = to.without(s);
-                }
+            if let Some(s) = (pawn_attacks(them, ek) & to).first()
+                && pawn_drop_mates(pos, s, ek)
+            {
+                to = to.without(s);
             }
         }
         if to.is_nonempty() {

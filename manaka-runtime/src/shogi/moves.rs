@@ -67,26 +67,26 @@ impl Move {
     }
 
     #[inline(always)]
-    fn from_field(self) -> u16 {
+    fn origin_field(self) -> u16 {
         (self.0.get() >> 7) & 0x7f
     }
 
     /// The origin square, or `None` for a drop.
     #[inline(always)]
     pub fn from(self) -> Option<Square> {
-        let f = self.from_field();
+        let f = self.origin_field();
         if f < DROP_BASE { Some(Square::from_index_unchecked(f as u8)) } else { None }
     }
 
     #[inline(always)]
     pub fn is_drop(self) -> bool {
-        self.from_field() >= DROP_BASE
+        self.origin_field() >= DROP_BASE
     }
 
     /// The kind dropped, or `None` for a board move.
     #[inline(always)]
     pub fn drop_kind(self) -> Option<HandKind> {
-        let f = self.from_field();
+        let f = self.origin_field();
         if f >= DROP_BASE { DROP_KIND.get((f - DROP_BASE) as usize).copied() } else { None }
     }
 

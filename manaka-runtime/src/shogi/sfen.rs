@@ -74,7 +74,7 @@ impl Position {
         let ply = match fields.get(3) {
             None => 1,
             Some(s) => match s.parse::<u32>() {
-                Ok(n) if n >= 1 && n < 1_000_000 => n,
+                Ok(n) if (1..1_000_000).contains(&n) => n,
                 _ => return Err(SfenError::MoveNumber(s.to_string())),
             },
         };
@@ -328,14 +328,15 @@ mod tests {
 
     #[test]
     fn refusals_name_the_problem() {
-        let cases: &[(&str, fn(&SfenError) -> bool)] = &[
+        type Check = fn(&SfenError) -> bool;
+        let cases: &[(&str, Check)] = &[
             ("", |e| matches!(e, SfenError::Empty)),
             ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1 b - 1", |e| matches!(e, SfenError::RankCount { .. })),
             ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSN b - 1", |e| matches!(e, SfenError::RankLength { .. })),
             ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNLL b - 1", |e| matches!(e, SfenError::RankLength { .. })),
             ("lnsgkgsnx/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", |e| matches!(e, SfenError::PieceLetter { letter: 'x', .. })),
             ("lnsgkgsnl/1r5+g1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", |e| matches!(e, SfenError::Promotion { .. })),
-            (&"lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1", |e| matches!(e, SfenError::SideToMove(_))),
+            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1", |e| matches!(e, SfenError::SideToMove(_))),
             ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b Q 1", |e| matches!(e, SfenError::Hand(..))),
             ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 3 1", |e| matches!(e, SfenError::Hand(..))),
             ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0", |e| matches!(e, SfenError::MoveNumber(_))),

@@ -63,10 +63,7 @@ fn native_hand_tokens_are_unary() {
 /// per (piece, friend/enemy) in the order P L N S G B +B R +R.
 fn yaneuraou_hand(friend: bool, kind: usize, i: u32) -> u32 {
     let sizes = [19, 5, 5, 5, 5, 3, 3];
-    let mut base = 1;
-    for k in 0..kind {
-        base += 2 * sizes[k];
-    }
+    let mut base = 1 + 2 * sizes[..kind].iter().sum::<u32>();
     if !friend {
         base += sizes[kind];
     }
@@ -164,18 +161,17 @@ fn deltas_equal_refresh_along_random_games() {
             }
             let m = moves[(rng.next() % moves.len() as u64) as usize];
             let e = p.do_move(m);
-            for (si, &space) in FeatureSpace::ALL.iter().enumerate() {
-                for c in 0..2 {
-                    let persp = Color::ALL[c];
+            for (&space, views) in FeatureSpace::ALL.iter().zip(lists.iter_mut()) {
+                for (list, persp) in views.iter_mut().zip(Color::ALL) {
                     let d = delta(space, &e, &p, persp);
                     if d.refresh {
                         king_refreshes += 1;
-                        lists[si][c] = active_tokens(space, &p, persp).as_slice().to_vec();
+                        *list = active_tokens(space, &p, persp).as_slice().to_vec();
                     } else {
-                        apply(&mut lists[si][c], &d);
+                        apply(list, &d);
                     }
                     let fresh = active_tokens(space, &p, persp);
-                    assert_eq!(sorted(&lists[si][c]), sorted(fresh.as_slice()), "{space:?} {persp:?} after {m} in {}", p.to_sfen());
+                    assert_eq!(sorted(list), sorted(fresh.as_slice()), "{space:?} {persp:?} after {m} in {}", p.to_sfen());
                 }
             }
         }
