@@ -351,9 +351,23 @@ fn dense_layer<R: Real>(
     let cols = w.len() / rows.max(1);
     pre.clear();
     pre.resize(n * rows, R::ZERO);
-    for (r, wr) in w.chunks_exact(cols.max(1)).enumerate().take(rows) {
+    let row = |r: usize| &w[r * cols..(r + 1) * cols];
+    // Four rows at a time: each input is read once per four rows (the inputs of a chunk
+    // outgrow the L1 cache; four rows of W1 stay in it).
+    let mut r = 0;
+    while r + 4 <= rows {
+        let ws = [row(r), row(r + 1), row(r + 2), row(r + 3)];
         for s in 0..n {
-            pre[s * rows + r] = bias[r] + R::dot(wr, &x[s * cols..(s + 1) * cols]);
+            let d = R::dot4(ws, &x[s * cols..(s + 1) * cols]);
+            for j in 0..4 {
+                pre[s * rows + r + j] = bias[r + j] + d[j];
+            }
+        }
+        r += 4;
+    }
+    for r in r..rows {
+        for s in 0..n {
+            pre[s * rows + r] = bias[r] + R::dot(row(r), &x[s * cols..(s + 1) * cols]);
         }
     }
     act.clear();

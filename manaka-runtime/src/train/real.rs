@@ -62,6 +62,19 @@ pub trait Real:
         }
     }
 
+    /// `[w[0]·x, w[1]·x, w[2]·x, w[3]·x]`: four rows against one vector, so a layer reads
+    /// each input once per four rows.
+    fn dot4(w: [&[Self]; 4], x: &[Self]) -> [Self; 4] {
+        w.map(|w| Self::dot(w, x))
+    }
+
+    /// `y[i] += Σ_j a[j]·x[j][i]`: four rows into one vector, one pass over y.
+    fn axpy4(y: &mut [Self], a: [Self; 4], x: [&[Self]; 4]) {
+        for (j, x) in x.iter().enumerate() {
+            Self::axpy(y, a[j], x);
+        }
+    }
+
     fn max(self, other: Self) -> Self {
         if self >= other { self } else { other }
     }
@@ -175,6 +188,28 @@ impl Real for f32 {
         dot_portable(a, b)
     }
 
+    fn dot4(w: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
+        #[cfg(target_arch = "x86_64")]
+        if x.len() >= 32 && fast::available() {
+            // SAFETY: as above.
+            return unsafe { fast::dot4(w, x) };
+        }
+        w.map(|w| dot_portable(w, x))
+    }
+
+    fn axpy4(y: &mut [f32], a: [f32; 4], x: [&[f32]; 4]) {
+        #[cfg(target_arch = "x86_64")]
+        if y.len() >= 32 && fast::available() {
+            // SAFETY: as above.
+            return unsafe { fast::axpy4(y, a, x) };
+        }
+        for (j, x) in x.iter().enumerate() {
+            for (y, &x) in y.iter_mut().zip(*x) {
+                *y += a[j] * x;
+            }
+        }
+    }
+
     fn axpy(y: &mut [f32], alpha: f32, x: &[f32]) {
         #[cfg(target_arch = "x86_64")]
         if y.len() >= 32 && fast::available() {
@@ -224,6 +259,60 @@ mod fast {
         ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7])) + tail
     }
 
+    /// Four rows, two 8-wide partial sums each: eight registers of accumulators, the input
+    /// loaded once for the four.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn dot4(w: [&[f32]; 4], x: &[f32]) -> [f32; 4] {
+        let n = w.iter().fold(x.len(), |n, w| n.min(w.len()));
+        let (x, w0, w1, w2, w3) = (&x[..n], &w[0][..n], &w[1][..n], &w[2][..n], &w[3][..n]);
+        let mut a0 = [0f32; 16];
+        let mut a1 = [0f32; 16];
+        let mut a2 = [0f32; 16];
+        let mut a3 = [0f32; 16];
+        let full = n / 16 * 16;
+        let mut c = 0;
+        while c < full {
+            let xs: &[f32; 16] = x[c..c + 16].try_into().unwrap_or(&[0.0; 16]);
+            let p0: &[f32; 16] = w0[c..c + 16].try_into().unwrap_or(&[0.0; 16]);
+            let p1: &[f32; 16] = w1[c..c + 16].try_into().unwrap_or(&[0.0; 16]);
+            let p2: &[f32; 16] = w2[c..c + 16].try_into().unwrap_or(&[0.0; 16]);
+            let p3: &[f32; 16] = w3[c..c + 16].try_into().unwrap_or(&[0.0; 16]);
+            for i in 0..16 {
+                a0[i] = p0[i].mul_add(xs[i], a0[i]);
+                a1[i] = p1[i].mul_add(xs[i], a1[i]);
+                a2[i] = p2[i].mul_add(xs[i], a2[i]);
+                a3[i] = p3[i].mul_add(xs[i], a3[i]);
+            }
+            c += 16;
+        }
+        let reduce = |a: &[f32; 16], w: &[f32]| {
+            let mut tail = 0f32;
+            for i in full..n {
+                tail = w[i].mul_add(x[i], tail);
+            }
+            let mut h = [0f32; 8];
+            for i in 0..8 {
+                h[i] = a[i] + a[i + 8];
+            }
+            ((h[0] + h[4]) + (h[1] + h[5])) + ((h[2] + h[6]) + (h[3] + h[7])) + tail
+        };
+        [
+            reduce(&a0, w0),
+            reduce(&a1, w1),
+            reduce(&a2, w2),
+            reduce(&a3, w3),
+        ]
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn axpy4(y: &mut [f32], a: [f32; 4], x: [&[f32]; 4]) {
+        let n = x.iter().fold(y.len(), |n, x| n.min(x.len()));
+        let (x0, x1, x2, x3) = (&x[0][..n], &x[1][..n], &x[2][..n], &x[3][..n]);
+        for ((((y, &p), &q), &r), &s) in y[..n].iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
+            *y = a[3].mul_add(s, a[2].mul_add(r, a[1].mul_add(q, a[0].mul_add(p, *y))));
+        }
+    }
+
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn axpy(y: &mut [f32], alpha: f32, x: &[f32]) {
         for (y, &x) in y.iter_mut().zip(x) {
@@ -256,6 +345,24 @@ mod tests {
             let a64: Vec<f64> = a.iter().map(|&x| f64::from(x)).collect();
             let b64: Vec<f64> = b.iter().map(|&x| f64::from(x)).collect();
             assert!((f64::dot(&a64, &b64) - want).abs() <= 1e-12 * (1.0 + want.abs()));
+            let rows = [&a[..], &b[..], &b[..], &a[..]];
+            let d4 = f32::dot4(rows, &b);
+            let bb: f64 = b.iter().map(|&x| f64::from(x) * f64::from(x)).sum();
+            for (j, want) in [want, bb, bb, want].into_iter().enumerate() {
+                assert!(
+                    (f64::from(d4[j]) - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                    "n={n} dot4 row {j}"
+                );
+            }
+            let mut y4 = b.clone();
+            f32::axpy4(&mut y4, [0.5, -1.0, 2.0, 0.25], rows);
+            for i in 0..n {
+                let want = b[i] + 0.5 * a[i] - b[i] + 2.0 * b[i] + 0.25 * a[i];
+                assert!(
+                    (y4[i] - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                    "n={n} axpy4 {i}"
+                );
+            }
             let mut y = b.clone();
             f32::axpy(&mut y, 0.5, &a);
             for i in 0..n {

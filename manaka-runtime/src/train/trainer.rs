@@ -539,16 +539,21 @@ pub fn train(
                 last_report = Instant::now();
             }
             if last_checkpoint.elapsed() >= config.checkpoint_every && (run.offset as usize) < n {
+                let t = Instant::now();
                 checkpoint(&trainer, &run, observer, &mut last_validation)?;
                 saved_at = Some(trainer.adam.step);
                 last_checkpoint = Instant::now();
+                // Reported speed is training speed: the pause for saving does not count.
+                last_report += t.elapsed();
             }
         }
         run.epoch += 1;
         run.offset = 0;
+        let t = Instant::now();
         checkpoint(&trainer, &run, observer, &mut last_validation)?;
         saved_at = Some(trainer.adam.step);
         last_checkpoint = Instant::now();
+        last_report += t.elapsed();
     };
     if saved_at != Some(trainer.adam.step) || !out.exists() {
         checkpoint(&trainer, &run, observer, &mut last_validation)?;
