@@ -157,8 +157,8 @@ fn dense_backward<R: Real>(
             if k == 4 {
                 R::axpy4(dxs, a, [row(r0), row(r0 + 1), row(r0 + 2), row(r0 + 3)]);
             } else {
-                for j in 0..k {
-                    R::axpy(dxs, a[j], row(r0 + j));
+                for (j, &aj) in a[..k].iter().enumerate() {
+                    R::axpy(dxs, aj, row(r0 + j));
                 }
             }
         }
@@ -178,9 +178,9 @@ fn dense_backward<R: Real>(
                         R::axpy4(dw, a, [xrow(s0), xrow(s0 + 1), xrow(s0 + 2), xrow(s0 + 3)]);
                     }
                 } else {
-                    for i in 0..m {
-                        if a[i] != R::ZERO {
-                            R::axpy(dw, a[i], xrow(s0 + i));
+                    for (i, &ai) in a[..m].iter().enumerate() {
+                        if ai != R::ZERO {
+                            R::axpy(dw, ai, xrow(s0 + i));
                         }
                     }
                 }
