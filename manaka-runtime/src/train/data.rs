@@ -152,10 +152,13 @@ impl Dataset {
             DataFormat::Hcpe => {
                 for r in read_records::<HcpeRecord>(path)? {
                     // read_records checked the position, the move and the result byte.
-                    let pos_side = r
-                        .position()
-                        .map(|p| p.side_to_move())
-                        .map_err(|e| bad(path, &e.to_string()))?;
+                    // read_records checked every field. The side to move is the packing's first
+                    // bit (docs/data.md): no need to decode the position again here.
+                    let pos_side = if r.hcp[0] & 1 == 0 {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
                     let result = GameResult::from_u8(r.game_result).unwrap_or(GameResult::Draw);
                     let mv = r.best_move().map(|m| m.to_u16());
                     self.push_raw(
