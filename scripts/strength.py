@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Playing strength of a Manaka network, measured with cshogi's match runner.
+
+Plays `manaka usi` (through a `manaka-usi` symlink: GUIs and cshogi start engines without
+arguments) against an opponent for N games at a fixed byoyomi, alternating colours, and prints
+wins / draws / losses with an Elo estimate and its 95% interval (trinomial standard error).
+
+  scripts/strength.py --manaka target/release/manaka --games 20 --byoyomi 1000 \\
+      --opponent fairy --fairy-skill 20              # fairy-stockfish at full strength
+  scripts/strength.py --manaka target/release/manaka --games 20 --byoyomi 300 \\
+      --opponent manaka --opponent-evalfile random.mnw   # the same engine on random weights
+
+Manaka's own options: --evalfile (empty = the embedded default), --option NAME=VALUE.
+Writes the games as CSA (--csa) and the summary as JSON (--json).
+"""
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+
+import random
+
+import cshogi
+import cshogi.cli
+
+
+def elo(score):
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / score - 1)
+
+
+def summarize(w, d, l):
+    n = w + d + l
+    s = (w + 0.5 * d) / n
+    var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * (0 - s) ** 2) / n
+    se = math.sqrt(var / n)
+    return {
+        "games": n, "wins": w, "draws": d, "losses": l, "score": s,
+        "elo": elo(s), "elo_low": elo(s - 1.96 * se), "elo_high": elo(s + 1.96 * se),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--manaka", required=True, help="path to the manaka binary")
+    ap.add_argument("--evalfile", default="", help="Manaka's EvalFile (empty: embedded default)")
+    ap.add_argument("--option", action="append", default=[], help="extra Manaka USI option NAME=VALUE")
+    ap.add_argument("--opponent", choices=["fairy", "manaka"], default="fairy")
+    ap.add_argument("--fairy", default="/usr/games/fairy-stockfish")
+    ap.add_argument("--fairy-skill", type=int, default=20, help="fairy-stockfish Skill Level (-20..20)")
+    ap.add_argument("--opponent-evalfile", default="", help="the Manaka opponent's EvalFile")
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--byoyomi", type=int, default=1000, help="milliseconds per move")
+    ap.add_argument("--opening-plies", type=int, default=6,
+                    help="each pair of games (one per colour) starts after this many random plies (0: startpos)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the random openings")
+    ap.add_argument("--csa", default=None)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="manaka-strength-")
+    usi = os.path.join(tmp, "manaka-usi")
+    os.symlink(os.path.abspath(args.manaka), usi)
+    ours = {"EvalFile": args.evalfile or "<empty>", "USI_Hash": "256", "MoveOverhead": "80"}
+    for o in args.option:
+        k, v = o.split("=", 1)
+        ours[k] = v
+    if args.opponent == "fairy":
+        opp, opp_options, opp_name = args.fairy, {"Threads": "1", "Hash": "64", "Skill Level": str(args.fairy_skill)}, f"fairy-stockfish(skill {args.fairy_skill})"
+    else:
+        opp, opp_name = usi, "manaka(" + (args.opponent_evalfile or "default") + ")"
+        opp_options = {"EvalFile": args.opponent_evalfile or "<empty>", "USI_Hash": "256", "MoveOverhead": "80"}
+
+    opening = None
+    if args.opening_plies > 0:
+        # Random but quiet openings: no captures, so neither side starts a piece down.
+        rng = random.Random(args.seed)
+        opening = os.path.join(tmp, "openings.txt")
+        with open(opening, "w") as f:
+            for _ in range((args.games + 1) // 2):
+                board = cshogi.Board()
+                moves = []
+                for _ in range(args.opening_plies):
+                    quiet = [m for m in board.legal_moves if not cshogi.move_cap(m)]
+                    m = rng.choice(quiet)
+                    moves.append(cshogi.move_to_usi(m))
+                    board.push(m)
+                f.write("startpos moves " + " ".join(moves) + "\n")
+
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log):
+        result = cshogi.cli.main(
+            usi, opp, options1=ours, options2=opp_options, names=["manaka", opp_name],
+            games=args.games, byoyomi=args.byoyomi, draw=320, csa=args.csa, multi_csa=bool(args.csa),
+            opening=opening, opening_seed=args.seed,
+        )
+    w, l, d = result["engine1_won"], result["engine2_won"], result["draw"]
+    summary = summarize(w, d, l)
+    summary.update({"opponent": opp_name, "byoyomi_ms": args.byoyomi, "evalfile": args.evalfile or "embedded default"})
+    line = (f"manaka vs {opp_name}, byoyomi {args.byoyomi} ms: +{w} ={d} -{l} of {summary['games']}, "
+            f"score {summary['score']:.3f}, Elo {summary['elo']:+.0f} [{summary['elo_low']:+.0f}, {summary['elo_high']:+.0f}]")
+    print(line)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
