@@ -320,4 +320,103 @@ fn label_refuses_bad_engines_options_and_inputs() {
         ]));
         assert!(e.contains("has no option 'NoSuchThing'"), "{e}");
     }
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(left.is_empty(), "a failed run with nothing done left {left:?}");
+}
+
+/// An interrupted run resumes: with a journal holding the first 5 of 12 records (and junk
+/// after them, as a crash between appending and recording would leave), the same command
+/// labels only the rest, cuts the junk, and writes all 12 in input order with the first 5
+/// byte for byte the journal's. A journal from other settings is refused and left alone.
+#[test]
+fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
+    let Some(engine) = fairy_stockfish() else {
+        return;
+    };
+    let dir = scratch("resume");
+    let input = dir.join("in.sfen");
+    ok(
+        &manaka(&["positions", "--random", "12", "--seed", "9", "-o", input.to_str().unwrap()]),
+        "positions",
+    );
+    let inputs: Vec<Position> = std::fs::read_to_string(&input)
+        .unwrap()
+        .lines()
+        .map(|l| Position::from_sfen(l).unwrap())
+        .collect();
+    assert_eq!(inputs.len(), 12);
+    let label = |out: &PathBuf, depth: &str| {
+        manaka(&[
+            "label",
+            "--engine",
+            &engine,
+            "--depth",
+            depth,
+            "--positions",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "2",
+        ])
+    };
+    let full = dir.join("full.hcpe");
+    ok(&label(&full, "3"), "full run");
+    let full_bytes = std::fs::read(&full).unwrap();
+    assert_eq!(full_bytes.len(), 12 * 38);
+
+    // The journal as docs/data.md describes it.
+    let journal = |out: &PathBuf, limit: &str| {
+        let settings = serde_json::json!({
+            "positions": std::path::absolute(&input).unwrap(),
+            "positions_bytes": std::fs::metadata(&input).unwrap().len(),
+            "total": 12,
+            "format": "hcpe",
+            "limit": limit,
+            "engine": engine,
+            "options": Vec::<String>::new(),
+        });
+        let name = out.file_name().unwrap().to_str().unwrap();
+        let mut data = full_bytes[..5 * 38].to_vec();
+        data.extend_from_slice(b"half a record");
+        std::fs::write(out.with_file_name(format!("{name}.partial")), &data).unwrap();
+        let meta = serde_json::json!({
+            "settings": settings, "done": 5, "records": 5, "skipped": 0, "bytes": 5 * 38,
+        });
+        std::fs::write(out.with_file_name(format!("{name}.partial.json")), meta.to_string())
+            .unwrap();
+    };
+
+    let resumed = dir.join("resumed.hcpe");
+    journal(&resumed, "depth 3");
+    let out = label(&resumed, "3");
+    ok(&out, "resumed run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("resuming at position 5/12"), "{stderr}");
+    let bytes = std::fs::read(&resumed).unwrap();
+    assert_eq!(bytes.len(), 12 * 38, "junk cut, the remaining 7 appended");
+    assert_eq!(bytes[..5 * 38], full_bytes[..5 * 38]);
+    let recs: Vec<HcpeRecord> = read_records(&resumed).unwrap();
+    for (i, (r, want)) in recs.iter().zip(&inputs).enumerate() {
+        assert_eq!(sfen3(&r.position().unwrap()), sfen3(want), "record {i} out of order");
+        assert!(r.best_move().is_some(), "record {i} has no move");
+    }
+    for leftover in ["resumed.hcpe.partial", "resumed.hcpe.partial.json"] {
+        assert!(!dir.join(leftover).exists(), "{leftover} left behind");
+    }
+
+    let foreign = dir.join("foreign.hcpe");
+    journal(&foreign, "depth 4");
+    let err = refused(&label(&foreign, "3"));
+    assert!(err.contains("other settings") && err.contains("foreign.hcpe.partial"), "{err}");
+    assert!(!foreign.exists());
+    assert_eq!(
+        std::fs::read(dir.join("foreign.hcpe.partial")).unwrap().len(),
+        5 * 38 + 13,
+        "a foreign journal is left as it was"
+    );
 }

@@ -6,9 +6,10 @@ use manaka_runtime::data::sources::{
     SourceFormat, SourcePosition, read_positions, result_for_side,
 };
 use manaka_runtime::data::usi_client::{BestMove, Limit, UsiClient};
-use manaka_runtime::data::write_records;
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use manaka_runtime::data::io::write_atomic;
+use std::fs::{File, OpenOptions};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -22,6 +23,11 @@ use std::time::{Duration, Instant};
 /// declares a win (no move to store), are skipped and counted. The game result field is
 /// the result of the game the position came from where the input records one (HCPE3, HCPE,
 /// PSV), else a draw / 0.
+///
+/// Long runs survive interruption: finished records go, in input order, to `OUT.partial`
+/// (with `OUT.partial.json` saying how far it got) every few thousand positions, and the
+/// same command run again resumes from there. OUT itself appears only when every position
+/// is done.
 ///
 /// Example: `manaka label --engine /usr/games/fairy-stockfish --depth 10 --positions
 /// pos.sfen --out pos.hcpe --threads 2`
@@ -46,7 +52,7 @@ pub struct Args {
     /// How to read --positions (auto: by extension .hcpe3, .hcpe, .psv/.bin, else SFEN lines).
     #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
     positions_format: InputFormat,
-    /// Output file (written atomically).
+    /// Output file (appears, complete, when the run ends; see the resume note above).
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Output format: HCPE (cshogi, 38-byte records) or YaneuraOu PackedSfenValue (40 bytes).
@@ -124,9 +130,30 @@ pub fn run(args: Args) -> Result<()> {
     }
 
     let total = positions.len();
-    let threads = (args.threads as usize).min(total);
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
+    // What makes two runs the same run (docs/data.md, "Resuming a labelling run").
+    let settings = serde_json::json!({
+        "positions": std::path::absolute(&args.positions).unwrap_or(args.positions.clone()),
+        "positions_bytes": std::fs::metadata(&args.positions).map(|m| m.len()).unwrap_or(0),
+        "total": total,
+        "format": match args.format { OutFormat::Hcpe => "hcpe", OutFormat::Psv => "psv" },
+        "limit": match limit {
+            Limit::Depth(d) => format!("depth {d}"),
+            Limit::Nodes(n) => format!("nodes {n}"),
+        },
+        "engine": args.engine,
+        "options": args.options,
+    });
+    let mut journal = Journal::open(&args.out, settings)?;
+    let resumed = journal.done;
+    if resumed > 0 {
+        eprintln!(
+            "label: resuming at position {resumed}/{total} from {}",
+            journal.data.display()
+        );
+    }
+    let threads = (args.threads as usize).min(total - resumed).max(1);
+    let next = AtomicUsize::new(resumed);
+    let done = AtomicUsize::new(resumed);
     let abort = AtomicBool::new(false);
     let results: Mutex<Vec<Option<Labelled>>> = Mutex::new((0..total).map(|_| None).collect());
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
@@ -177,6 +204,7 @@ pub fn run(args: Args) -> Result<()> {
             Duration::from_secs(10)
         };
         let mut last = Instant::now();
+        let mut saved = Instant::now();
         loop {
             let d = done.load(Ordering::Relaxed);
             if d >= total
@@ -186,9 +214,18 @@ pub fn run(args: Args) -> Result<()> {
                 break;
             }
             std::thread::sleep(Duration::from_millis(50));
+            if saved.elapsed() >= SAVE_EVERY || d >= journal.done + SAVE_RECORDS {
+                saved = Instant::now();
+                if let Err(e) = journal.save(&results) {
+                    abort.store(true, Ordering::Relaxed);
+                    if let Ok(mut f) = first_error.lock() {
+                        f.get_or_insert(e);
+                    }
+                }
+            }
             if last.elapsed() >= every {
                 last = Instant::now();
-                let rate = d as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                let rate = (d - resumed) as f64 / start.elapsed().as_secs_f64().max(1e-9);
                 if tty {
                     eprint!("\rlabel: {d}/{total} positions, {rate:.1}/s   ");
                 } else {
@@ -197,49 +234,190 @@ pub fn run(args: Args) -> Result<()> {
             }
         }
     });
+    // What finished is kept even when the run fails, so the next run resumes after it.
+    let saved = journal.save(&results);
     if let Some(e) = first_error.into_inner().unwrap_or(None) {
         if std::io::stderr().is_terminal() {
             eprintln!();
         }
+        if journal.done == 0 {
+            // Nothing to keep: leave no journal behind.
+            let _ = std::fs::remove_file(&journal.data);
+            let _ = std::fs::remove_file(&journal.meta);
+        } else {
+            eprintln!(
+                "label: {} of {total} positions kept in {}; run the same command again to resume",
+                journal.done,
+                journal.data.display()
+            );
+        }
         return Err(e);
     }
+    saved?;
     if let Some(n) = names.into_inner().unwrap_or_default().first() {
         engine_name = n.clone();
     }
 
-    let results = results
-        .into_inner()
-        .map_err(|_| anyhow!("a labelling thread panicked"))?;
-    let mut hcpe = Vec::new();
-    let mut psv = Vec::new();
-    let mut skipped = 0;
-    for r in results {
-        match r {
-            Some(Labelled::Hcpe(h)) => hcpe.push(h),
-            Some(Labelled::Psv(p)) => psv.push(p),
-            Some(Labelled::Skipped) => skipped += 1,
-            None => bail!("internal error: a position was not labelled"),
-        }
+    if journal.done < total {
+        bail!("internal error: a position was not labelled");
     }
-    let written = match args.format {
-        OutFormat::Hcpe => write_out(&args.out, &hcpe)?,
-        OutFormat::Psv => write_out(&args.out, &psv)?,
-    };
+    let (written, skipped) = (journal.records, journal.skipped);
+    journal.finish()?;
     let secs = start.elapsed().as_secs_f64();
     if std::io::stderr().is_terminal() {
         eprintln!();
     }
     eprintln!(
         "label: {written} positions labelled by {engine_name} in {secs:.1} s ({:.1}/s), {skipped} skipped, written to {}",
-        total as f64 / secs.max(1e-9),
+        (total - resumed) as f64 / secs.max(1e-9),
         args.out.display()
     );
     Ok(())
 }
 
-fn write_out<T: Record>(path: &PathBuf, records: &[T]) -> Result<usize> {
-    write_records(path, records).with_context(|| format!("writing {}", path.display()))?;
-    Ok(records.len())
+/// Seconds and positions between two saves of the journal.
+const SAVE_EVERY: Duration = Duration::from_secs(60);
+const SAVE_RECORDS: usize = 4096;
+
+/// An unfinished run's records: `OUT.partial` holds the records of input positions
+/// `0..done` in input order, `OUT.partial.json` says how far that is and with which settings
+/// (positions file, limit, format, engine), so only the same command resumes it. The data is
+/// appended and synced before the JSON is replaced (atomically), and a resume first cuts the
+/// data back to the length the JSON records: a crash between the two loses nothing twice.
+struct Journal {
+    data: PathBuf,
+    meta: PathBuf,
+    out: PathBuf,
+    settings: serde_json::Value,
+    /// Input positions done (labelled or skipped), a prefix of the input.
+    done: usize,
+    records: usize,
+    skipped: usize,
+    bytes: u64,
+}
+
+impl Journal {
+    fn open(out: &Path, settings: serde_json::Value) -> Result<Journal> {
+        let name = out
+            .file_name()
+            .ok_or_else(|| anyhow!("--out {} is not a file name", out.display()))?
+            .to_string_lossy()
+            .into_owned();
+        let data = out.with_file_name(format!("{name}.partial"));
+        let meta = out.with_file_name(format!("{name}.partial.json"));
+        let mut journal = Journal {
+            data,
+            meta,
+            out: out.to_path_buf(),
+            settings,
+            done: 0,
+            records: 0,
+            skipped: 0,
+            bytes: 0,
+        };
+        match std::fs::read_to_string(&journal.meta) {
+            Ok(text) => {
+                let saved: serde_json::Value = serde_json::from_str(&text)
+                    .with_context(|| format!("{} is not valid JSON", journal.meta.display()))?;
+                if saved.get("settings") != Some(&journal.settings) {
+                    bail!(
+                        "{} belongs to an unfinished run with other settings ({}); run that \
+                         command again to finish it, or delete {} and {} to start over",
+                        journal.meta.display(),
+                        saved.get("settings").map(|s| s.to_string()).unwrap_or_default(),
+                        journal.data.display(),
+                        journal.meta.display()
+                    );
+                }
+                let field = |k: &str| {
+                    saved.get(k).and_then(|v| v.as_u64()).ok_or_else(|| {
+                        anyhow!("{} has no number '{k}'", journal.meta.display())
+                    })
+                };
+                (journal.done, journal.records, journal.skipped, journal.bytes) = (
+                    field("done")? as usize,
+                    field("records")? as usize,
+                    field("skipped")? as usize,
+                    field("bytes")?,
+                );
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&journal.data)
+                    .with_context(|| format!("opening {}", journal.data.display()))?;
+                let len = file.metadata()?.len();
+                if len < journal.bytes {
+                    bail!(
+                        "{} is shorter ({len} bytes) than {} records ({} bytes); delete both \
+                         partial files to start over",
+                        journal.data.display(),
+                        journal.meta.display(),
+                        journal.bytes
+                    );
+                }
+                file.set_len(journal.bytes)?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                File::create(&journal.data)
+                    .with_context(|| format!("creating {}", journal.data.display()))?;
+            }
+            Err(e) => return Err(e).context(format!("reading {}", journal.meta.display())),
+        }
+        Ok(journal)
+    }
+
+    /// Appends the finished prefix of `results` after `done` and records the new state.
+    fn save(&mut self, results: &Mutex<Vec<Option<Labelled>>>) -> Result<()> {
+        let mut bytes = Vec::new();
+        let (mut records, mut skipped) = (0, 0);
+        {
+            let mut results = results
+                .lock()
+                .map_err(|_| anyhow!("a labelling thread panicked"))?;
+            while let Some(slot) = results.get_mut(self.done + records + skipped) {
+                match slot.take() {
+                    Some(Labelled::Hcpe(h)) => h.write_bytes(&mut bytes),
+                    Some(Labelled::Psv(p)) => p.write_bytes(&mut bytes),
+                    Some(Labelled::Skipped) => {
+                        skipped += 1;
+                        continue;
+                    }
+                    None => break,
+                }
+                records += 1;
+            }
+        }
+        if records + skipped == 0 {
+            return Ok(());
+        }
+        let context = || format!("appending to {}", self.data.display());
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&self.data)
+            .with_context(context)?;
+        file.write_all(&bytes).with_context(context)?;
+        file.sync_data().with_context(context)?;
+        self.done += records + skipped;
+        self.records += records;
+        self.skipped += skipped;
+        self.bytes += bytes.len() as u64;
+        let state = serde_json::json!({
+            "settings": self.settings,
+            "done": self.done,
+            "records": self.records,
+            "skipped": self.skipped,
+            "bytes": self.bytes,
+        });
+        write_atomic(&self.meta, state.to_string().as_bytes())
+            .with_context(|| format!("writing {}", self.meta.display()))
+    }
+
+    /// Moves the complete data into place as OUT and removes the journal.
+    fn finish(self) -> Result<()> {
+        std::fs::rename(&self.data, &self.out)
+            .with_context(|| format!("moving {} to {}", self.data.display(), self.out.display()))?;
+        std::fs::remove_file(&self.meta)
+            .with_context(|| format!("removing {}", self.meta.display()))
+    }
 }
 
 fn label_one(
