@@ -8,6 +8,7 @@ use manaka::runtime::labels::move_label;
 use manaka::runtime::network::Network;
 use manaka::runtime::reference::ReferenceNet;
 use manaka::runtime::shogi::{Move, Position};
+use manaka::runtime::usi::network::default_weights;
 use manaka::runtime::weights::{TensorSource, WeightFile};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,9 +24,10 @@ use std::sync::Arc;
 #[command(after_help = "Scores: win probability = 1/(1+e^-l), cp = round(600 l) clamped to +-30000, \
     where l is the value logit from the side to move's point of view.")]
 pub struct Args {
-    /// MNW1 weight file.
+    /// MNW1 weight file (default: the network embedded in the binary, as `manaka usi` with
+    /// no EvalFile).
     #[arg(long)]
-    weights: PathBuf,
+    weights: Option<PathBuf>,
     /// Position as SFEN, or `startpos`.
     #[arg(long, default_value = "startpos")]
     sfen: String,
@@ -81,9 +83,12 @@ impl EngineVisitor for CompiledEval<'_> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let file: Arc<dyn TensorSource + Send + Sync> = Arc::new(
-        WeightFile::open(&args.weights).with_context(|| format!("cannot load --weights {}", args.weights.display()))?,
-    );
+    let file: Arc<dyn TensorSource + Send + Sync> = match &args.weights {
+        Some(path) => Arc::new(
+            WeightFile::open(path).with_context(|| format!("cannot load --weights {}", path.display()))?,
+        ),
+        None => default_weights().map_err(anyhow::Error::msg)?,
+    };
     let shape = file.shape().to_string();
     let start = Position::from_sfen(&args.sfen).with_context(|| format!("bad --sfen '{}'", args.sfen))?;
     // Check every move before any engine work, so a bad move is reported the same way

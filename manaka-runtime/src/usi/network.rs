@@ -5,8 +5,9 @@
 //! per search thread). Its shape picks the evaluator: the compiled engine for that shape when
 //! the binary has one (the [`CompiledHook`] the caller passes — the `manaka` CLI passes its
 //! compiled-in shapes), else the reference evaluator, which runs any valid shape, slowly.
-//! With no file the engine runs the embedded default: shape `pair16_d128_o3_h512` with
-//! seeded random weights, until trained weights are embedded.
+//! With no file the engine runs the embedded default: a `pair0_d128_o2_h256_kp` network
+//! trained on fairy-stockfish-labelled self-play positions (`nets/default.mnw`, 3.7 MB,
+//! built into the binary; the recipe is in docs/training.md).
 //!
 //! With the `Backend` option at `cuda` ([`resolve_backend`]) the same weights go to the GPU
 //! (docs/gpu.md) when the binary has the `cuda` feature and the machine a driver, a device
@@ -15,10 +16,9 @@
 use super::options::Backend;
 use crate::eval::{EvaluatorFactory, FnFactory, MaterialEvaluator};
 use crate::reference::{ReferenceEvaluator, ReferenceNet};
-use crate::weights::{TensorSource, WeightFile, init};
-use manaka_shapes::Shape;
+use crate::weights::{TensorSource, WeightFile};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A loaded network: a factory for its evaluators and a one-line description for
 /// `info string` (the shape, the file or "embedded default", whether the weights are random).
@@ -34,10 +34,24 @@ pub type LoadError = Box<dyn std::error::Error + Send + Sync>;
 pub const BUILTIN_MATERIAL: &str = "builtin:material";
 
 /// The shape the engine runs when no `EvalFile` is set.
-pub const DEFAULT_SHAPE: &str = "pair16_d128_o3_h512";
+pub const DEFAULT_SHAPE: &str = "pair0_d128_o2_h256_kp";
 
-/// Seed of the embedded default's random weights.
-pub const DEFAULT_SEED: u64 = 1;
+/// The embedded default network: an MNW1 file of shape [`DEFAULT_SHAPE`] trained as
+/// docs/training.md describes.
+static DEFAULT_NET: &[u8] = include_bytes!("../../nets/default.mnw");
+
+/// The embedded default, verified once (checksum, tensor table) and shared by every load.
+pub fn default_weights() -> Result<Arc<WeightFile>, LoadError> {
+    static VERIFIED: OnceLock<Result<Arc<WeightFile>, String>> = OnceLock::new();
+    VERIFIED
+        .get_or_init(|| {
+            WeightFile::from_bytes(DEFAULT_NET)
+                .map(Arc::new)
+                .map_err(|e| format!("the embedded default network is damaged: {e}"))
+        })
+        .clone()
+        .map_err(Into::into)
+}
 
 /// Builds a compiled engine's evaluator factory for weights whose shape the binary has
 /// compiled in; `None` for any other shape (the reference evaluator is used then).
@@ -131,13 +145,10 @@ fn weights_source(
     eval_file: Option<&Path>,
 ) -> Result<(Arc<dyn TensorSource + Send + Sync>, String), LoadError> {
     Ok(match eval_file {
-        None => {
-            let shape = Shape::parse(DEFAULT_SHAPE).expect("the default shape is valid");
-            (
-                Arc::new(init::random_weights(&shape, DEFAULT_SEED)),
-                format!("EvalFile not set: embedded default {DEFAULT_SHAPE}, random weights"),
-            )
-        }
+        None => (
+            default_weights()?,
+            format!("EvalFile not set: embedded default {DEFAULT_SHAPE}, trained"),
+        ),
         Some(path) => {
             let file = WeightFile::open(path)
                 .map_err(|e| format!("cannot load '{}': {e}", path.display()))?;
@@ -194,7 +205,7 @@ mod tests {
         assert!(m.factory.name().contains("material"));
         let d = resolve("").unwrap().description;
         assert!(
-            d.starts_with("EvalFile not set: embedded default pair16_d128_o3_h512, random weights"),
+            d.starts_with("EvalFile not set: embedded default pair0_d128_o2_h256_kp, trained"),
             "{d}"
         );
         let e = resolve("/no/such/file.mnw").err().unwrap().to_string();
@@ -236,5 +247,37 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("/no/such/file.mnw"), "{e}");
+    }
+
+    /// The embedded default is a trained network, not random weights: it sees an extra rook
+    /// from either side's point of view, calls the start position roughly even, and its
+    /// policy puts a standard opening move (2g2f, 7g7f) first at the start position.
+    #[test]
+    fn embedded_default_is_trained() {
+        let source = default_weights().unwrap();
+        assert_eq!(source.shape().to_string(), DEFAULT_SHAPE);
+        let net = ReferenceNet::new(source).unwrap();
+        let value = |sfen: &str| {
+            let pos = crate::shogi::Position::from_sfen(sfen).unwrap();
+            let moves = pos.legal_moves();
+            let out = net.evaluate_position(&pos, &moves);
+            let best = moves[out
+                .policy
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .unwrap()
+                .0];
+            (crate::eval::win_probability(out.value_logit), best.to_usi())
+        };
+        let (start, best) = value("startpos");
+        assert!((0.35..0.65).contains(&start), "start position {start}");
+        assert!(["2g2f", "7g7f"].contains(&best.as_str()), "start position best {best}");
+        // Black holds White's rook in hand: good for Black, whoever is to move.
+        let up = "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1";
+        let (black, _) = value(up);
+        assert!(black > 0.75, "Black to move, a rook up: {black}");
+        let (white, _) = value(&up.replace(" b R 1", " w R 1"));
+        assert!(white < 0.25, "White to move, a rook down: {white}");
     }
 }
