@@ -25,7 +25,8 @@ fn main() {
 
     // Step 1: a position.
     let mut pos = Position::startpos();
-    pos.play_usi_moves(["7g7f", "3c3d", "8h2b+", "3a2b"]).expect("legal moves");
+    pos.play_usi_moves(["7g7f", "3c3d", "8h2b+", "3a2b"])
+        .expect("legal moves");
     println!("\nStep 1: the position (after 7g7f 3c3d 8h2b+ 3a2b: bishops traded)");
     println!("  {}", pos.to_sfen());
 
@@ -55,7 +56,12 @@ fn main() {
     let params = net.params();
     let stm = pos.side_to_move();
     let (a, b) = (&state.acc[stm.index()], &state.acc[stm.flip().index()]);
-    let fmt = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
+    let fmt = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.3}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     println!("  accumulator (side to move, 16):  {}", fmt(&a.nnue));
     let h = head::hidden(&shape, &params, a, b);
     println!("  hidden (8, clipped to [0, 1]):   {}", fmt(&h));
@@ -74,7 +80,10 @@ fn main() {
     let moves = pos.legal_moves();
     let inc = net.evaluate(&incremental, &pos, &moves).value_logit;
     let fresh = net.evaluate(&refreshed, &pos, &moves).value_logit;
-    println!("  played {m}: incremental {inc:.10}, refresh {fresh:.10}, difference {:.2e}", (inc - fresh).abs());
+    println!(
+        "  played {m}: incremental {inc:.10}, refresh {fresh:.10}, difference {:.2e}",
+        (inc - fresh).abs()
+    );
 
     // Step 6: learning. As in the lab, train only the output layer (value.w, value.b) by
     // gradient descent on a toy target: +1 when the side to move has more material in hand,
@@ -90,7 +99,11 @@ fn main() {
         let mut gw = vec![0.0; w.len()];
         let mut gb = 0.0;
         for (h, target) in &samples {
-            let y = b + w.iter().zip(h).map(|(&wi, &hi)| wi as f64 * hi).sum::<f64>();
+            let y = b + w
+                .iter()
+                .zip(h)
+                .map(|(&wi, &hi)| wi as f64 * hi)
+                .sum::<f64>();
             let err = y - target;
             loss += err * err;
             // ∂L/∂w = 2·err·h, ∂L/∂b = 2·err (averaged below).
@@ -138,7 +151,12 @@ fn toy_samples(net: &ReferenceNet, n: usize) -> Vec<(Vec<f64>, f64)> {
         }
         let stm = pos.side_to_move();
         let st = net.refresh(&pos);
-        let h = head::hidden(net.shape(), &params, &st.acc[stm.index()], &st.acc[stm.flip().index()]);
+        let h = head::hidden(
+            net.shape(),
+            &params,
+            &st.acc[stm.index()],
+            &st.acc[stm.flip().index()],
+        );
         let diff = pos.hand(stm).total() as f64 - pos.hand(stm.flip()).total() as f64;
         out.push((h, (diff / 3.0).tanh()));
     }

@@ -23,7 +23,11 @@ fn labels_equal_cshogi_make_move_label() {
         .arg(positions.to_string())
         .output()
         .expect("run python3");
-    assert!(out.status.success(), "oracle failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "oracle failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("utf-8");
     let (mut checked, mut moves, mut white, mut drops) = (0, 0, 0, 0);
     let mut mismatches = Vec::new();
@@ -39,11 +43,23 @@ fn labels_equal_cshogi_make_move_label() {
             .as_array()
             .expect("moves")
             .iter()
-            .map(|r| (r[0].as_str().expect("usi").to_string(), r[1].as_u64().expect("label")))
+            .map(|r| {
+                (
+                    r[0].as_str().expect("usi").to_string(),
+                    r[1].as_u64().expect("label"),
+                )
+            })
             .collect();
-        let ours: BTreeMap<String, u64> =
-            pos.legal_moves().iter().map(|&m| (m.to_usi(), move_label(m, side) as u64)).collect();
-        assert_eq!(ours.len(), expected.len(), "legal move count differs at {sfen}");
+        let ours: BTreeMap<String, u64> = pos
+            .legal_moves()
+            .iter()
+            .map(|&m| (m.to_usi(), move_label(m, side) as u64))
+            .collect();
+        assert_eq!(
+            ours.len(),
+            expected.len(),
+            "legal move count differs at {sfen}"
+        );
         for (usi, label) in &expected {
             moves += 1;
             drops += usi.contains('*') as usize;
@@ -54,8 +70,18 @@ fn labels_equal_cshogi_make_move_label() {
         }
         checked += 1;
     }
-    eprintln!("{TEST}: {checked} positions ({white} with White to move), {moves} moves ({drops} drops)");
+    eprintln!(
+        "{TEST}: {checked} positions ({white} with White to move), {moves} moves ({drops} drops)"
+    );
     assert!(checked >= 5000, "only {checked} positions");
-    assert!(white >= 1000 && drops >= 1000, "coverage: {white} White positions, {drops} drops");
-    assert!(mismatches.is_empty(), "{} mismatches, first: {:#?}", mismatches.len(), &mismatches[..mismatches.len().min(10)]);
+    assert!(
+        white >= 1000 && drops >= 1000,
+        "coverage: {white} White positions, {drops} drops"
+    );
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches, first: {:#?}",
+        mismatches.len(),
+        &mismatches[..mismatches.len().min(10)]
+    );
 }

@@ -34,10 +34,22 @@ fn check_against_reference<N: Network>(net: &N, reference: &ReferenceNet, seed: 
         if moves.is_empty() {
             break;
         }
-        let got = net.evaluate(&state, Leaf { position: &pos, moves: &moves });
+        let got = net.evaluate(
+            &state,
+            Leaf {
+                position: &pos,
+                moves: &moves,
+            },
+        );
         let want = reference.evaluate_position(&pos, &moves);
         let close = |a: f32, b: f64| (a as f64 - b).abs() <= 1e-4 * (1.0 + b.abs());
-        assert!(close(got.value_logit, want.value_logit), "{}: {} vs {}", net.describe(), got.value_logit, want.value_logit);
+        assert!(
+            close(got.value_logit, want.value_logit),
+            "{}: {} vs {}",
+            net.describe(),
+            got.value_logit,
+            want.value_logit
+        );
         for (g, w) in got.policy_logits.iter().zip(&want.policy) {
             assert!(close(*g, *w));
         }
@@ -68,5 +80,8 @@ fn a_file_of_another_shape_is_refused() {
     let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&other, 4));
     let err = pair4_d16_o2_h32::from_source(src).err().expect("refused");
     let msg = err.to_string();
-    assert!(msg.contains("pair4_d16_o2_h32") && msg.contains(Named::SHAPE), "{msg}");
+    assert!(
+        msg.contains("pair4_d16_o2_h32") && msg.contains(Named::SHAPE),
+        "{msg}"
+    );
 }

@@ -5,11 +5,11 @@
 //! reference evaluator (saying so) for any other valid shape. For a shape not listed here,
 //! `manaka build-engine SHAPE` builds a standalone engine binary.
 
-use manaka::manaka_net;
 use manaka::kernels::Simd;
 use manaka::kernels::cpu::int::IntSimd;
-use manaka::runtime::fixed::FixedNetError;
+use manaka::manaka_net;
 use manaka::runtime::eval::EvaluatorFactory;
+use manaka::runtime::fixed::FixedNetError;
 use manaka::runtime::network::{Network, NetworkFactory};
 use manaka::runtime::nnue::NnueError;
 use manaka::runtime::usi::CompiledHook;

@@ -52,7 +52,9 @@ fn started_as_usi_engine() -> bool {
     let Some(arg0) = std::env::args_os().next() else {
         return false;
     };
-    let stem = std::path::Path::new(&arg0).file_stem().map(|s| s.to_string_lossy().to_lowercase());
+    let stem = std::path::Path::new(&arg0)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_lowercase());
     stem.is_some_and(|s| s.ends_with("-usi"))
 }
 

@@ -8,12 +8,19 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn manaka(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_manaka")).args(args).output().expect("run manaka")
+    Command::new(env!("CARGO_BIN_EXE_manaka"))
+        .args(args)
+        .output()
+        .expect("run manaka")
 }
 
 fn json(args: &[&str]) -> Value {
     let out = manaka(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
 }
 
@@ -22,8 +29,22 @@ fn weights(shape: &str, tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("manaka-cli-eval-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{shape}.mnw"));
-    let out = manaka(&["weights", "init", "--shape", shape, "--seed", "7", "-o", path.to_str().unwrap(), "--force"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = manaka(&[
+        "weights",
+        "init",
+        "--shape",
+        shape,
+        "--seed",
+        "7",
+        "-o",
+        path.to_str().unwrap(),
+        "--force",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     path
 }
 
@@ -33,14 +54,37 @@ fn legal(sfen: &str, moves: &[&str]) -> BTreeSet<String> {
         args.push("--moves");
         args.extend(moves);
     }
-    json(&args)["moves"].as_array().unwrap().iter().map(|m| m["usi"].as_str().unwrap().to_string()).collect()
+    json(&args)["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["usi"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
 fn eval_json_covers_exactly_the_legal_moves() {
     let w = weights("pair4_d16_o2_h32", "keys");
-    let v = json(&["eval", "--weights", w.to_str().unwrap(), "--sfen", "startpos", "--moves", "7g7f", "3c3d", "--json"]);
-    for k in ["value_logit", "win_prob", "cp", "policy", "shape", "backend", "sfen"] {
+    let v = json(&[
+        "eval",
+        "--weights",
+        w.to_str().unwrap(),
+        "--sfen",
+        "startpos",
+        "--moves",
+        "7g7f",
+        "3c3d",
+        "--json",
+    ]);
+    for k in [
+        "value_logit",
+        "win_prob",
+        "cp",
+        "policy",
+        "shape",
+        "backend",
+        "sfen",
+    ] {
         assert!(v.get(k).is_some(), "missing {k}: {v}");
     }
     let l = v["value_logit"].as_f64().unwrap();
@@ -48,10 +92,16 @@ fn eval_json_covers_exactly_the_legal_moves() {
     assert!((v["win_prob"].as_f64().unwrap() - 1.0 / (1.0 + (-l).exp())).abs() < 1e-9);
     assert_eq!(v["cp"].as_i64().unwrap(), (600.0 * l).round() as i64);
     let policy = v["policy"].as_array().unwrap();
-    let usi: BTreeSet<String> = policy.iter().map(|p| p["usi"].as_str().unwrap().to_string()).collect();
+    let usi: BTreeSet<String> = policy
+        .iter()
+        .map(|p| p["usi"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(usi, legal("startpos", &["7g7f", "3c3d"]));
     let probs: Vec<f64> = policy.iter().map(|p| p["prob"].as_f64().unwrap()).collect();
-    assert!(probs.windows(2).all(|w| w[0] >= w[1]), "sorted by probability");
+    assert!(
+        probs.windows(2).all(|w| w[0] >= w[1]),
+        "sorted by probability"
+    );
     assert!((probs.iter().sum::<f64>() - 1.0).abs() < 1e-6);
     assert!(policy.iter().all(|p| p["label"].as_u64().unwrap() < 2187));
 }
@@ -60,18 +110,56 @@ fn eval_json_covers_exactly_the_legal_moves() {
 fn backends_agree_and_moves_equal_their_sfen() {
     let w = weights("pair4_d16_o2_h32", "agree");
     let w = w.to_str().unwrap();
-    let moves = ["2g2f", "8c8d", "2f2e", "8d8e", "2e2d", "2c2d", "2h2d", "P*2c"];
-    let compiled = json(&["eval", "--weights", w, "--backend", "compiled", "--moves", "2g2f", "8c8d", "2f2e", "8d8e", "2e2d", "2c2d", "2h2d", "P*2c", "--json"]);
-    let mut args = vec!["eval", "--weights", w, "--backend", "reference", "--json", "--moves"];
+    let moves = [
+        "2g2f", "8c8d", "2f2e", "8d8e", "2e2d", "2c2d", "2h2d", "P*2c",
+    ];
+    let compiled = json(&[
+        "eval",
+        "--weights",
+        w,
+        "--backend",
+        "compiled",
+        "--moves",
+        "2g2f",
+        "8c8d",
+        "2f2e",
+        "8d8e",
+        "2e2d",
+        "2c2d",
+        "2h2d",
+        "P*2c",
+        "--json",
+    ]);
+    let mut args = vec![
+        "eval",
+        "--weights",
+        w,
+        "--backend",
+        "reference",
+        "--json",
+        "--moves",
+    ];
     args.extend(moves);
     let reference = json(&args);
     assert!(compiled["backend"].as_str().unwrap().contains("compiled"));
     assert!(reference["backend"].as_str().unwrap().contains("reference"));
-    let (a, b) = (compiled["value_logit"].as_f64().unwrap(), reference["value_logit"].as_f64().unwrap());
+    let (a, b) = (
+        compiled["value_logit"].as_f64().unwrap(),
+        reference["value_logit"].as_f64().unwrap(),
+    );
     assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{a} vs {b}");
     // The same position given directly as SFEN (no incremental updates) evaluates the same.
     let sfen = reference["sfen"].as_str().unwrap();
-    let direct = json(&["eval", "--weights", w, "--backend", "reference", "--sfen", sfen, "--json"]);
+    let direct = json(&[
+        "eval",
+        "--weights",
+        w,
+        "--backend",
+        "reference",
+        "--sfen",
+        sfen,
+        "--json",
+    ]);
     assert!((direct["value_logit"].as_f64().unwrap() - b).abs() < 1e-9);
 }
 

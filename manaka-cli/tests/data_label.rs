@@ -325,7 +325,10 @@ fn label_refuses_bad_engines_options_and_inputs() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.contains("partial"))
         .collect();
-    assert!(left.is_empty(), "a failed run with nothing done left {left:?}");
+    assert!(
+        left.is_empty(),
+        "a failed run with nothing done left {left:?}"
+    );
 }
 
 /// An interrupted run resumes: with a journal holding the first 5 of 12 records (and junk
@@ -340,7 +343,15 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
     let dir = scratch("resume");
     let input = dir.join("in.sfen");
     ok(
-        &manaka(&["positions", "--random", "12", "--seed", "9", "-o", input.to_str().unwrap()]),
+        &manaka(&[
+            "positions",
+            "--random",
+            "12",
+            "--seed",
+            "9",
+            "-o",
+            input.to_str().unwrap(),
+        ]),
         "positions",
     );
     let inputs: Vec<Position> = std::fs::read_to_string(&input)
@@ -387,8 +398,11 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
         let meta = serde_json::json!({
             "settings": settings, "done": 5, "records": 5, "skipped": 0, "bytes": 5 * 38,
         });
-        std::fs::write(out.with_file_name(format!("{name}.partial.json")), meta.to_string())
-            .unwrap();
+        std::fs::write(
+            out.with_file_name(format!("{name}.partial.json")),
+            meta.to_string(),
+        )
+        .unwrap();
     };
 
     let resumed = dir.join("resumed.hcpe");
@@ -402,7 +416,11 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
     assert_eq!(bytes[..5 * 38], full_bytes[..5 * 38]);
     let recs: Vec<HcpeRecord> = read_records(&resumed).unwrap();
     for (i, (r, want)) in recs.iter().zip(&inputs).enumerate() {
-        assert_eq!(sfen3(&r.position().unwrap()), sfen3(want), "record {i} out of order");
+        assert_eq!(
+            sfen3(&r.position().unwrap()),
+            sfen3(want),
+            "record {i} out of order"
+        );
         assert!(r.best_move().is_some(), "record {i} has no move");
     }
     for leftover in ["resumed.hcpe.partial", "resumed.hcpe.partial.json"] {
@@ -412,10 +430,15 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
     let foreign = dir.join("foreign.hcpe");
     journal(&foreign, "depth 4");
     let err = refused(&label(&foreign, "3"));
-    assert!(err.contains("other settings") && err.contains("foreign.hcpe.partial"), "{err}");
+    assert!(
+        err.contains("other settings") && err.contains("foreign.hcpe.partial"),
+        "{err}"
+    );
     assert!(!foreign.exists());
     assert_eq!(
-        std::fs::read(dir.join("foreign.hcpe.partial")).unwrap().len(),
+        std::fs::read(dir.join("foreign.hcpe.partial"))
+            .unwrap()
+            .len(),
         5 * 38 + 13,
         "a foreign journal is left as it was"
     );

@@ -83,7 +83,10 @@ mod tests {
         assert_eq!(label(drops, "G*5e"), 2146);
         // White's 3c3d is its "7g7f": same label once rotated.
         assert_eq!(
-            label("lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2", "3c3d"),
+            label(
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2",
+                "3c3d"
+            ),
             59
         );
     }

@@ -85,7 +85,9 @@ impl<S: Clone> StateCache<S> {
         let per = std::mem::size_of::<Option<(u64, S)>>().max(1);
         let fit = (budget / per).clamp(16, 1 << 16);
         let n = 1usize << (usize::BITS - 1 - fit.leading_zeros()); // largest power of two <= fit
-        StateCache { slots: (0..n).map(|_| None).collect() }
+        StateCache {
+            slots: (0..n).map(|_| None).collect(),
+        }
     }
 
     fn slot(&self, key: u64) -> usize {
@@ -111,7 +113,11 @@ pub const STATE_CACHE_BYTES: usize = 32 << 20;
 
 impl<N: Network> NetworkEvaluator<N> {
     pub fn new(net: Arc<N>) -> Self {
-        NetworkEvaluator { net, cache: StateCache::with_budget(STATE_CACHE_BYTES), stats: CacheStats::default() }
+        NetworkEvaluator {
+            net,
+            cache: StateCache::with_budget(STATE_CACHE_BYTES),
+            stats: CacheStats::default(),
+        }
     }
 
     pub fn network(&self) -> &Arc<N> {
@@ -159,9 +165,15 @@ impl<N: Network> Evaluator for NetworkEvaluator<N> {
     }
 
     fn evaluate(&mut self, batch: &[Leaf<'_>], out: &mut Vec<Evaluation>) {
-        let states: Vec<N::State> = batch.iter().map(|leaf| self.state_for(leaf.position)).collect();
-        let items: Vec<StateLeaf<'_, N::State>> =
-            batch.iter().zip(&states).map(|(&leaf, state)| StateLeaf { state, leaf }).collect();
+        let states: Vec<N::State> = batch
+            .iter()
+            .map(|leaf| self.state_for(leaf.position))
+            .collect();
+        let items: Vec<StateLeaf<'_, N::State>> = batch
+            .iter()
+            .zip(&states)
+            .map(|(&leaf, state)| StateLeaf { state, leaf })
+            .collect();
         self.net.evaluate_batch(&items, out);
     }
 }
@@ -193,7 +205,9 @@ mod tests {
     fn cached_and_parent_updated_states_equal_refreshes() {
         let shape = Shape::parse("pair4_d16_o2_h32").unwrap();
         let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&shape, 9));
-        let net = Arc::new(FixedNet::<16, 2, 1, 4, 0, 0, 36, 72, 32, 0, 32>::new(&shape.to_string(), src).unwrap());
+        let net = Arc::new(
+            FixedNet::<16, 2, 1, 4, 0, 0, 36, 72, 32, 0, 32>::new(&shape.to_string(), src).unwrap(),
+        );
         let mut cached = NetworkEvaluator::new(net.clone());
         let mut x = 77u64;
         let mut pos = Position::startpos();
@@ -209,8 +223,17 @@ mod tests {
                 pos.do_move(m);
                 let child_moves = pos.legal_moves();
                 let got = cached.evaluate_one(&pos, &child_moves);
-                let want = net.evaluate(&net.new_state(&pos), Leaf { position: &pos, moves: &child_moves });
-                assert!((got.value_logit - want.value_logit).abs() <= 1e-5 * (1.0 + want.value_logit.abs()));
+                let want = net.evaluate(
+                    &net.new_state(&pos),
+                    Leaf {
+                        position: &pos,
+                        moves: &child_moves,
+                    },
+                );
+                assert!(
+                    (got.value_logit - want.value_logit).abs()
+                        <= 1e-5 * (1.0 + want.value_logit.abs())
+                );
                 for (a, b) in got.policy_logits.iter().zip(&want.policy_logits) {
                     assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()));
                 }

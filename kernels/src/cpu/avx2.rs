@@ -15,7 +15,12 @@ pub unsafe fn add_assign(acc: &mut [f32], row: &[f32]) {
     let mut i = 0;
     while i < body {
         // SAFETY: i + 8 <= n for both slices.
-        unsafe { _mm256_storeu_ps(a.add(i), _mm256_add_ps(_mm256_loadu_ps(a.add(i)), _mm256_loadu_ps(r.add(i)))) };
+        unsafe {
+            _mm256_storeu_ps(
+                a.add(i),
+                _mm256_add_ps(_mm256_loadu_ps(a.add(i)), _mm256_loadu_ps(r.add(i))),
+            )
+        };
         i += W;
     }
     scalar::add_assign(&mut acc[body..n], &row[body..n]);
@@ -29,7 +34,12 @@ pub unsafe fn sub_assign(acc: &mut [f32], row: &[f32]) {
     let mut i = 0;
     while i < body {
         // SAFETY: i + 8 <= n for both slices.
-        unsafe { _mm256_storeu_ps(a.add(i), _mm256_sub_ps(_mm256_loadu_ps(a.add(i)), _mm256_loadu_ps(r.add(i)))) };
+        unsafe {
+            _mm256_storeu_ps(
+                a.add(i),
+                _mm256_sub_ps(_mm256_loadu_ps(a.add(i)), _mm256_loadu_ps(r.add(i))),
+            )
+        };
         i += W;
     }
     scalar::sub_assign(&mut acc[body..n], &row[body..n]);
@@ -84,17 +94,30 @@ pub unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
     while i < body {
         for (k, acc) in s.iter_mut().enumerate() {
             // SAFETY: i + 4W <= n.
-            unsafe { *acc = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i + k * W)), _mm256_loadu_ps(pb.add(i + k * W)), *acc) };
+            unsafe {
+                *acc = _mm256_fmadd_ps(
+                    _mm256_loadu_ps(pa.add(i + k * W)),
+                    _mm256_loadu_ps(pb.add(i + k * W)),
+                    *acc,
+                )
+            };
         }
         i += 4 * W;
     }
     while i + W <= n {
         // SAFETY: i + W <= n.
-        unsafe { s[0] = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)), s[0]) };
+        unsafe {
+            s[0] = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)), s[0])
+        };
         i += W;
     }
     // SAFETY: the target features of this function are enabled.
-    let mut sum = unsafe { hsum(_mm256_add_ps(_mm256_add_ps(s[0], s[1]), _mm256_add_ps(s[2], s[3]))) };
+    let mut sum = unsafe {
+        hsum(_mm256_add_ps(
+            _mm256_add_ps(s[0], s[1]),
+            _mm256_add_ps(s[2], s[3]),
+        ))
+    };
     for j in i..n {
         sum += a[j] * b[j];
     }
@@ -107,8 +130,21 @@ pub unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// W rows stays in L1 while every input tile reads it, so W is streamed from memory once
 /// per call. A batch of one uses 8 rows × 1 input (8 independent chains).
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn affine_batch(w: &[f32], b: &[f32], xs: &[f32], out: &mut [f32], n_in: usize, n_out: usize, batch: usize) {
-    assert!(w.len() >= n_in * n_out && b.len() >= n_out && xs.len() >= n_in * batch && out.len() >= n_out * batch);
+pub unsafe fn affine_batch(
+    w: &[f32],
+    b: &[f32],
+    xs: &[f32],
+    out: &mut [f32],
+    n_in: usize,
+    n_out: usize,
+    batch: usize,
+) {
+    assert!(
+        w.len() >= n_in * n_out
+            && b.len() >= n_out
+            && xs.len() >= n_in * batch
+            && out.len() >= n_out * batch
+    );
     let body = n_in / W * W;
     // Finishes one output: the block's vector sum, the scalar tail past `body`, the bias.
     let finish = |out: &mut [f32], r: usize, j: usize, s: f32| {
@@ -159,7 +195,14 @@ pub unsafe fn affine_batch(w: &[f32], b: &[f32], xs: &[f32], out: &mut [f32], n_
     while r < n_out {
         for j in 0..batch {
             // SAFETY: row r and input j are in bounds (asserted above).
-            let sums = unsafe { block::<1, 1>(w.as_ptr().add(r * n_in), xs.as_ptr().add(j * n_in), n_in, body) };
+            let sums = unsafe {
+                block::<1, 1>(
+                    w.as_ptr().add(r * n_in),
+                    xs.as_ptr().add(j * n_in),
+                    n_in,
+                    body,
+                )
+            };
             finish(out, r, j, sums[0][0]);
         }
         r += 1;
@@ -175,7 +218,12 @@ pub unsafe fn affine_batch(w: &[f32], b: &[f32], xs: &[f32], out: &mut [f32], n_
 // Index loops over the two small register-block dimensions read more plainly than iterators.
 #[allow(clippy::needless_range_loop)]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn block<const R: usize, const T: usize>(w: *const f32, x: *const f32, n_in: usize, body: usize) -> [[f32; T]; R] {
+unsafe fn block<const R: usize, const T: usize>(
+    w: *const f32,
+    x: *const f32,
+    n_in: usize,
+    body: usize,
+) -> [[f32; T]; R] {
     let mut sums = [[0.0f32; T]; R];
     let mut acc = [[_mm256_setzero_ps(); T]; R];
     let mut i = 0;

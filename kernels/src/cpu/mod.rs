@@ -3,13 +3,13 @@
 //! The level is chosen once (at engine construction) by CPU detection, or forced with the
 //! environment variable `MANAKA_SIMD=scalar|avx2|avx512` for tests and benchmarks.
 
-mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod scalar;
 // Integer kernels for NNUE inference (YaneuraOu's arithmetic).
-pub mod int;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub mod int;
 
 use std::fmt;
 
@@ -36,7 +36,10 @@ pub enum SimdError {
 impl fmt::Display for SimdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SimdError::Unknown(s) => write!(f, "unknown SIMD level '{s}' (expected scalar, avx2 or avx512)"),
+            SimdError::Unknown(s) => write!(
+                f,
+                "unknown SIMD level '{s}' (expected scalar, avx2 or avx512)"
+            ),
             SimdError::Unsupported(s) => write!(f, "this CPU does not support {s}"),
         }
     }
@@ -53,7 +56,9 @@ impl Simd {
     pub fn detect() -> Simd {
         match Simd::from_env() {
             Some(Ok(s)) => s,
-            _ => *Simd::available().last().expect("scalar is always available"),
+            _ => *Simd::available()
+                .last()
+                .expect("scalar is always available"),
         }
     }
 
@@ -85,10 +90,14 @@ impl Simd {
         let mut v = vec![Simd(Level::Scalar)];
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
                 v.push(Simd(Level::Avx2));
             }
-            if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw") {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+            {
                 v.push(Simd(Level::Avx512));
             }
         }
@@ -142,8 +151,16 @@ pub fn sub_assign<const N: usize>(simd: Simd, acc: &mut [f32; N], row: &[f32; N]
 
 /// Power sums: `p[k][c] += sign · e[c]^(k+1)` for k = 0..O (SPEC §4). `sign` is ±1.
 #[inline]
-pub fn power_update<const D: usize, const O: usize>(simd: Simd, p: &mut [[f32; D]; O], e: &[f32; D], sign: f32) {
-    dispatch!(simd, power_update(p.as_flattened_mut(), e.as_slice(), D, sign))
+pub fn power_update<const D: usize, const O: usize>(
+    simd: Simd,
+    p: &mut [[f32; D]; O],
+    e: &[f32; D],
+    sign: f32,
+) {
+    dispatch!(
+        simd,
+        power_update(p.as_flattened_mut(), e.as_slice(), D, sign)
+    )
 }
 
 /// `Σ a[i] · b[i]`.
@@ -164,7 +181,18 @@ pub fn affine_batch<const IN: usize, const OUT: usize>(
     out: &mut [[f32; OUT]],
 ) {
     assert_eq!(xs.len(), out.len(), "one output row per input");
-    dispatch!(simd, affine_batch(w.as_flattened(), b.as_slice(), xs.as_flattened(), out.as_flattened_mut(), IN, OUT, xs.len()))
+    dispatch!(
+        simd,
+        affine_batch(
+            w.as_flattened(),
+            b.as_slice(),
+            xs.as_flattened(),
+            out.as_flattened_mut(),
+            IN,
+            OUT,
+            xs.len()
+        )
+    )
 }
 
 /// Asks the CPU to start loading the cache line holding `p` (a pair-table row about to be

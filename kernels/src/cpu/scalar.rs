@@ -27,7 +27,15 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-pub fn affine_batch(w: &[f32], b: &[f32], xs: &[f32], out: &mut [f32], n_in: usize, n_out: usize, batch: usize) {
+pub fn affine_batch(
+    w: &[f32],
+    b: &[f32],
+    xs: &[f32],
+    out: &mut [f32],
+    n_in: usize,
+    n_out: usize,
+    batch: usize,
+) {
     for j in 0..batch {
         let x = &xs[j * n_in..(j + 1) * n_in];
         for r in 0..n_out {

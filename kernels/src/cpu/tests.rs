@@ -69,7 +69,10 @@ fn check_affine<const IN: usize, const OUT: usize>(rng: &mut Rng, batch: usize) 
         affine_batch(simd, &w, &b, &xs, &mut got);
         for (g, wnt) in got.iter().zip(&want) {
             for (x, y) in g.iter().zip(wnt) {
-                assert!(close(*x, *y), "{simd} affine {IN}x{OUT} batch {batch}: {x} vs {y}");
+                assert!(
+                    close(*x, *y),
+                    "{simd} affine {IN}x{OUT} batch {batch}: {x} vs {y}"
+                );
             }
         }
     }

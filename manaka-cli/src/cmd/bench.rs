@@ -31,8 +31,8 @@ use manaka::kernels::Simd;
 use manaka::kernels::cpu::int::IntSimd;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::{Network, NetworkEvaluator, StateLeaf};
-use manaka::runtime::search::{SearchConfig, bench as search_bench};
 use manaka::runtime::reference::ReferenceNet;
+use manaka::runtime::search::{SearchConfig, bench as search_bench};
 use manaka::runtime::shogi::{Move, MoveEffect, Position};
 use manaka::runtime::weights::{TensorSource, init};
 use manaka::shapes::Shape;
@@ -276,7 +276,10 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
             r.search_nps_batched,
             r.peak_rss_bytes
                 .map_or("-".to_string(), |b| (b >> 20).to_string()),
-            r.int.as_ref().map_or("-".to_string(), |i| format!("{:.0}", i.eval_ns().recip() * 1e9)),
+            r.int.as_ref().map_or("-".to_string(), |i| format!(
+                "{:.0}",
+                i.eval_ns().recip() * 1e9
+            )),
         );
     }
 }
@@ -470,10 +473,16 @@ impl EngineVisitor for Measure<'_> {
         // Search speed: the search's evaluator (accumulators from the cached parent, heads
         // batched) over a few positions of the game, sequential and 16 leaves per call.
         let net = Arc::new(net);
-        let roots: Vec<Position> = [0, n / 3, 2 * n / 3].iter().map(|&k| game.positions[k].clone()).collect();
+        let roots: Vec<Position> = [0, n / 3, 2 * n / 3]
+            .iter()
+            .map(|&k| game.positions[k].clone())
+            .collect();
         let search = |batch_size: usize| {
             let mut eval = NetworkEvaluator::new(net.clone());
-            let config = SearchConfig { batch_size, ..SearchConfig::default() };
+            let config = SearchConfig {
+                batch_size,
+                ..SearchConfig::default()
+            };
             search_bench::run(&roots, &mut eval, &config, SEARCH_SIMULATIONS, roots.len())
         };
         let sequential = search(1);
@@ -603,7 +612,12 @@ impl IntRow {
 
 /// The integer engine of `source`'s shape at `simd` (with VNNI where the CPU has it); `None`
 /// for shapes without one (not `nnue`).
-fn measure_integer(source: &dyn TensorSource, simd: Simd, game: &Game, budget: Duration) -> Result<Option<IntRow>> {
+fn measure_integer(
+    source: &dyn TensorSource,
+    simd: Simd,
+    game: &Game,
+    budget: Duration,
+) -> Result<Option<IntRow>> {
     let level = IntSimd::new(simd);
     let Some(figures) = engines::with_int_engine(source, level, Measure { game, budget }) else {
         return Ok(None);

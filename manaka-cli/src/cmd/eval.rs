@@ -21,8 +21,10 @@ use std::sync::Arc;
 ///
 /// Example: `manaka eval --weights net.mnw --sfen startpos --moves 7g7f 3c3d --json`
 #[derive(clap::Args)]
-#[command(after_help = "Scores: win probability = 1/(1+e^-l), cp = round(600 l) clamped to +-30000, \
-    where l is the value logit from the side to move's point of view.")]
+#[command(
+    after_help = "Scores: win probability = 1/(1+e^-l), cp = round(600 l) clamped to +-30000, \
+    where l is the value logit from the side to move's point of view."
+)]
 pub struct Args {
     /// MNW1 weight file (default: the network embedded in the binary, as `manaka usi` with
     /// no EvalFile).
@@ -76,7 +78,13 @@ impl EngineVisitor for CompiledEval<'_> {
             net.update(&mut state, &effect, &pos);
         }
         let legal = pos.legal_moves();
-        let e = net.evaluate(&state, Leaf { position: &pos, moves: &legal });
+        let e = net.evaluate(
+            &state,
+            Leaf {
+                position: &pos,
+                moves: &legal,
+            },
+        );
         let policy = e.policy_logits.iter().map(|&x| x as f64).collect();
         Ok((pos, legal, e.value_logit as f64, policy, net.describe()))
     }
@@ -85,12 +93,14 @@ impl EngineVisitor for CompiledEval<'_> {
 pub fn run(args: Args) -> Result<()> {
     let file: Arc<dyn TensorSource + Send + Sync> = match &args.weights {
         Some(path) => Arc::new(
-            WeightFile::open(path).with_context(|| format!("cannot load --weights {}", path.display()))?,
+            WeightFile::open(path)
+                .with_context(|| format!("cannot load --weights {}", path.display()))?,
         ),
         None => default_weights().map_err(anyhow::Error::msg)?,
     };
     let shape = file.shape().to_string();
-    let start = Position::from_sfen(&args.sfen).with_context(|| format!("bad --sfen '{}'", args.sfen))?;
+    let start =
+        Position::from_sfen(&args.sfen).with_context(|| format!("bad --sfen '{}'", args.sfen))?;
     // Check every move before any engine work, so a bad move is reported the same way
     // whatever the backend.
     let mut replay = start.clone();
@@ -100,23 +110,30 @@ pub fn run(args: Args) -> Result<()> {
         replay.do_move(m);
         played.push(m);
     }
-    let visitor = CompiledEval { pos: &start, moves: &played };
+    let visitor = CompiledEval {
+        pos: &start,
+        moves: &played,
+    };
     let compiled = match args.backend {
         Backend::Reference => None,
-        Backend::Integer => match engines::with_int_engine(file.as_ref(), IntSimd::detect(), visitor) {
-            Some(r) => Some(r.map_err(anyhow::Error::from)),
-            None => bail!(
-                "shape {shape} has no integer engine in this binary (the compiled-in `nnue` shapes have: {})",
-                engines::COMPILED_INT.join(", ")
-            ),
-        },
+        Backend::Integer => {
+            match engines::with_int_engine(file.as_ref(), IntSimd::detect(), visitor) {
+                Some(r) => Some(r.map_err(anyhow::Error::from)),
+                None => bail!(
+                    "shape {shape} has no integer engine in this binary (the compiled-in `nnue` shapes have: {})",
+                    engines::COMPILED_INT.join(", ")
+                ),
+            }
+        }
         _ => engines::with_engine(file.clone(), visitor).map(|r| r.map_err(anyhow::Error::from)),
     };
     let (pos, moves, value_logit, policy, backend) = match compiled {
         Some(r) => r.context("cannot build the compiled engine")??,
         None => {
             if args.backend == Backend::Compiled {
-                bail!("shape {shape} is not compiled into this binary (see `manaka shape list`); use --backend reference or `manaka build-engine {shape}`");
+                bail!(
+                    "shape {shape} is not compiled into this binary (see `manaka shape list`); use --backend reference or `manaka build-engine {shape}`"
+                );
             }
             if args.backend == Backend::Auto {
                 eprintln!("note: shape {shape} is not compiled in; using the reference evaluator");
@@ -130,10 +147,19 @@ pub fn run(args: Args) -> Result<()> {
             }
             let moves = pos.legal_moves();
             let out = net.evaluate(&state, &pos, &moves);
-            (pos, moves, out.value_logit, out.policy, format!("{shape} (reference)"))
+            (
+                pos,
+                moves,
+                out.value_logit,
+                out.policy,
+                format!("{shape} (reference)"),
+            )
         }
     };
-    let out = manaka::runtime::reference::Output { value_logit, policy };
+    let out = manaka::runtime::reference::Output {
+        value_logit,
+        policy,
+    };
     // Softmax over the legal moves alone (SPEC §5).
     let max = out.policy.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let exps: Vec<f64> = out.policy.iter().map(|&l| (l - max).exp()).collect();
@@ -148,7 +174,11 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(n) = args.top {
         rows.truncate(n);
     }
-    let (value, prob, cp) = (out.value_logit, win_probability(out.value_logit), cp_from_logit(out.value_logit));
+    let (value, prob, cp) = (
+        out.value_logit,
+        win_probability(out.value_logit),
+        cp_from_logit(out.value_logit),
+    );
     if args.json {
         let policy: Vec<_> = rows
             .iter()

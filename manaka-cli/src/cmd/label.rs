@@ -1,12 +1,12 @@
 //! `manaka label`: teacher data from any USI engine's score and best move.
 
 use anyhow::{Context, Result, anyhow, bail};
+use manaka_runtime::data::io::write_atomic;
 use manaka_runtime::data::records::{GameResult, HcpeRecord, PsvRecord, Record};
 use manaka_runtime::data::sources::{
     SourceFormat, SourcePosition, read_positions, result_for_side,
 };
 use manaka_runtime::data::usi_client::{BestMove, Limit, UsiClient};
-use manaka_runtime::data::io::write_atomic;
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -324,17 +324,26 @@ impl Journal {
                         "{} belongs to an unfinished run with other settings ({}); run that \
                          command again to finish it, or delete {} and {} to start over",
                         journal.meta.display(),
-                        saved.get("settings").map(|s| s.to_string()).unwrap_or_default(),
+                        saved
+                            .get("settings")
+                            .map(|s| s.to_string())
+                            .unwrap_or_default(),
                         journal.data.display(),
                         journal.meta.display()
                     );
                 }
                 let field = |k: &str| {
-                    saved.get(k).and_then(|v| v.as_u64()).ok_or_else(|| {
-                        anyhow!("{} has no number '{k}'", journal.meta.display())
-                    })
+                    saved
+                        .get(k)
+                        .and_then(|v| v.as_u64())
+                        .ok_or_else(|| anyhow!("{} has no number '{k}'", journal.meta.display()))
                 };
-                (journal.done, journal.records, journal.skipped, journal.bytes) = (
+                (
+                    journal.done,
+                    journal.records,
+                    journal.skipped,
+                    journal.bytes,
+                ) = (
                     field("done")? as usize,
                     field("records")? as usize,
                     field("skipped")? as usize,

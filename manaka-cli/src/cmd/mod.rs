@@ -22,7 +22,8 @@ use std::process::ExitCode;
 /// Parses `sfen` (or `startpos`) and plays `moves` on it; errors name the bad part.
 pub fn position_from(sfen: &str, moves: &[String]) -> Result<Position> {
     let mut pos = Position::from_sfen(sfen).with_context(|| format!("bad --sfen '{sfen}'"))?;
-    pos.play_usi_moves(moves.iter().map(String::as_str)).context("bad --moves")?;
+    pos.play_usi_moves(moves.iter().map(String::as_str))
+        .context("bad --moves")?;
     Ok(pos)
 }
 

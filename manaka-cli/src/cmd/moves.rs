@@ -23,7 +23,11 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let pos = super::position_from(&args.sfen, &args.moves)?;
     let side = pos.side_to_move();
-    let mut labelled: Vec<(String, u16)> = pos.legal_moves().iter().map(|&m| (m.to_usi(), move_label(m, side))).collect();
+    let mut labelled: Vec<(String, u16)> = pos
+        .legal_moves()
+        .iter()
+        .map(|&m| (m.to_usi(), move_label(m, side)))
+        .collect();
     labelled.sort();
     let moves: Vec<String> = labelled.iter().map(|(m, _)| m.clone()).collect();
     if args.json {
@@ -31,7 +35,8 @@ pub fn run(args: Args) -> Result<()> {
             .iter()
             .map(|(m, label)| serde_json::json!({ "usi": m, "label": label }))
             .collect();
-        let v = serde_json::json!({ "sfen": pos.to_sfen(), "in_check": pos.in_check(), "moves": list });
+        let v =
+            serde_json::json!({ "sfen": pos.to_sfen(), "in_check": pos.in_check(), "moves": list });
         println!("{v}");
     } else {
         println!("{}", pos.to_sfen());

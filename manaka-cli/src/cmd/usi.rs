@@ -12,6 +12,8 @@ use anyhow::{Context, Result};
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<()> {
-    manaka_runtime::usi::run_stdio(manaka_runtime::usi::loader_with(crate::engines::compiled_hook()))
-        .context("USI input/output failed")
+    manaka_runtime::usi::run_stdio(manaka_runtime::usi::loader_with(
+        crate::engines::compiled_hook(),
+    ))
+    .context("USI input/output failed")
 }

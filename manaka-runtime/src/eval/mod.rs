@@ -79,7 +79,10 @@ where
     F: Fn() -> Box<dyn Evaluator> + Send + Sync,
 {
     pub fn new(name: impl Into<String>, make: F) -> FnFactory<F> {
-        FnFactory { name: name.into(), make }
+        FnFactory {
+            name: name.into(),
+            make,
+        }
     }
 }
 
@@ -120,7 +123,10 @@ mod tests {
         assert!((win_probability(0.0) - 0.5).abs() < 1e-12);
         // win probability 1/(1+e^(−cp/600)) with cp = 600ℓ
         assert!((win_probability(1.0) - 1.0 / (1.0 + (-1.0f64).exp())).abs() < 1e-12);
-        let e = Evaluation { value_logit: 2.0, policy_logits: vec![] };
+        let e = Evaluation {
+            value_logit: 2.0,
+            policy_logits: vec![],
+        };
         assert!((e.value() - 1.0f32.tanh()).abs() < 1e-6);
     }
 }

@@ -33,14 +33,26 @@ pub enum FixedNetError {
     #[error("engine constants do not match shape {shape}: {what} (a bug in manaka_net!)")]
     Dims { shape: String, what: String },
     #[error("tensor '{name}' has {found} values, shape {shape} needs {expected}")]
-    TensorLength { name: String, shape: String, expected: usize, found: usize },
+    TensorLength {
+        name: String,
+        shape: String,
+        expected: usize,
+        found: usize,
+    },
     #[error("weights lack tensor '{0}'")]
     MissingTensor(String),
 }
 
 /// One perspective's accumulators (SPEC §4).
 #[derive(Clone, Debug)]
-pub struct Side<const D: usize, const O: usize, const G: usize, const P: usize, const MT: usize, const FF: usize> {
+pub struct Side<
+    const D: usize,
+    const O: usize,
+    const G: usize,
+    const P: usize,
+    const MT: usize,
+    const FF: usize,
+> {
     /// Active token ids (a multiset; see `tokens`).
     pub tokens: ActiveTokens,
     /// Power sums per group (1, or own/opp with `split`), `power[g][k][c] = Σ E[z][c]^(k+1)`.
@@ -56,7 +68,14 @@ pub struct Side<const D: usize, const O: usize, const G: usize, const P: usize, 
 
 /// Both perspectives, indexed by colour.
 #[derive(Clone, Debug)]
-pub struct State<const D: usize, const O: usize, const G: usize, const P: usize, const MT: usize, const FF: usize> {
+pub struct State<
+    const D: usize,
+    const O: usize,
+    const G: usize,
+    const P: usize,
+    const MT: usize,
+    const FF: usize,
+> {
     pub sides: [Side<D, O, G, P, MT, FF>; 2],
 }
 
@@ -84,8 +103,14 @@ pub struct FixedNet<
     _source: Arc<dyn TensorSource + Send + Sync>,
 }
 
-type SideOf<const D: usize, const O: usize, const G: usize, const P: usize, const MT: usize, const FF: usize> =
-    Side<D, O, G, P, MT, FF>;
+type SideOf<
+    const D: usize,
+    const O: usize,
+    const G: usize,
+    const P: usize,
+    const MT: usize,
+    const FF: usize,
+> = Side<D, O, G, P, MT, FF>;
 
 impl<
     const D: usize,
@@ -103,7 +128,10 @@ impl<
 {
     /// Attaches weights to the engine compiled for `canonical` (the shape name the macro saw),
     /// using the SIMD level detected on this CPU (or forced by `MANAKA_SIMD`).
-    pub fn new(canonical: &str, source: Arc<dyn TensorSource + Send + Sync>) -> Result<Self, FixedNetError> {
+    pub fn new(
+        canonical: &str,
+        source: Arc<dyn TensorSource + Send + Sync>,
+    ) -> Result<Self, FixedNetError> {
         Self::with_simd(canonical, source, Simd::detect())
     }
 
@@ -116,14 +144,26 @@ impl<
 
     /// As [`FixedNet::new`] with an explicit SIMD level (tests and benchmarks run every
     /// level this CPU has).
-    pub fn with_simd(canonical: &str, source: Arc<dyn TensorSource + Send + Sync>, simd: Simd) -> Result<Self, FixedNetError> {
+    pub fn with_simd(
+        canonical: &str,
+        source: Arc<dyn TensorSource + Send + Sync>,
+        simd: Simd,
+    ) -> Result<Self, FixedNetError> {
         let shape = *source.shape();
         if shape.to_string() != canonical {
-            return Err(FixedNetError::ShapeMismatch { engine: canonical.to_string(), weights: shape.to_string() });
+            return Err(FixedNetError::ShapeMismatch {
+                engine: canonical.to_string(),
+                weights: shape.to_string(),
+            });
         }
         Self::check_dims(&shape)?;
         let t = Tensors::resolve(&shape, source.as_ref())?;
-        Ok(FixedNet { shape, simd, t, _source: source })
+        Ok(FixedNet {
+            shape,
+            simd,
+            t,
+            _source: source,
+        })
     }
 
     fn check_dims(s: &Shape) -> Result<(), FixedNetError> {
@@ -143,7 +183,10 @@ impl<
         ];
         for (name, have, want) in checks {
             if have != want {
-                return Err(FixedNetError::Dims { shape: s.to_string(), what: format!("{name} = {have}, expected {want}") });
+                return Err(FixedNetError::Dims {
+                    shape: s.to_string(),
+                    what: format!("{name} = {have}, expected {want}"),
+                });
             }
         }
         Ok(())
@@ -168,7 +211,12 @@ impl<
     /// active pairs with software prefetching a few rows ahead: the rows are scattered over
     /// a table far larger than the caches, so overlapping their loads is what makes a
     /// refresh cheap.
-    fn build_side(&self, pos: &Position, perspective: Color, side: &mut SideOf<D, O, G, P, MT, FF>) {
+    fn build_side(
+        &self,
+        pos: &Position,
+        perspective: Color,
+        side: &mut SideOf<D, O, G, P, MT, FF>,
+    ) {
         *side = self.empty_side();
         let active = tokens::active_tokens(self.shape.features, pos, perspective);
         for &t in active.as_slice() {
@@ -248,7 +296,11 @@ impl<
     fn accumulate_token(&self, side: &mut SideOf<D, O, G, P, MT, FF>, t: u32, sign: f32) {
         let simd = self.simd;
         let ti = t as usize;
-        let g = if G == 2 && !tokens::is_own(self.shape.features, t) { 1 } else { 0 };
+        let g = if G == 2 && !tokens::is_own(self.shape.features, t) {
+            1
+        } else {
+            0
+        };
         k::power_update(simd, &mut side.power[g], &self.t.embed::<D>()[ti], sign);
         if MT > 0 {
             let v = self.t.moment_row(ti);
@@ -352,7 +404,9 @@ impl<
     }
 
     fn new_state(&self, pos: &Position) -> Self::State {
-        let mut s = State { sides: [self.empty_side(), self.empty_side()] };
+        let mut s = State {
+            sides: [self.empty_side(), self.empty_side()],
+        };
         self.refresh(&mut s, pos);
         s
     }
@@ -431,19 +485,26 @@ impl<
                     if f > 0 {
                         let to = m.to().relative(side).index();
                         let u = self.t.policy_field_row(move_class(m, side) as usize, f);
-                        logit += (0..f).map(|j| stm_side.field[to * f + j] * u[j]).sum::<f32>();
+                        logit += (0..f)
+                            .map(|j| stm_side.field[to * f + j] * u[j])
+                            .sum::<f32>();
                     }
                     logit
                 })
                 .collect();
-            out.push(Evaluation { value_logit, policy_logits });
+            out.push(Evaluation {
+                value_logit,
+                policy_logits,
+            });
         }
     }
 }
 
 /// e_1..e_O of every channel of every group from the power sums, by Newton's identities in
 /// f64 (SPEC §4): e_0 = 1, k·e_k = Σ_{i=1..k} (−1)^(i−1) e_(k−i) p_i.
-fn elementary_polynomials<const D: usize, const O: usize, const G: usize>(power: &[[[f32; D]; O]; G]) -> [[[f32; D]; O]; G] {
+fn elementary_polynomials<const D: usize, const O: usize, const G: usize>(
+    power: &[[[f32; D]; O]; G],
+) -> [[[f32; D]; O]; G] {
     let mut out = [[[0.0f32; D]; O]; G];
     for g in 0..G {
         for c in 0..D {

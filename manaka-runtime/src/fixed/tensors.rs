@@ -48,8 +48,13 @@ impl Tensors {
     pub fn resolve(shape: &Shape, src: &dyn TensorSource) -> Result<Tensors, FixedNetError> {
         let specs = shape.tensors();
         let get = |name: &str| -> Result<Ptr, FixedNetError> {
-            let data = src.tensor(name).ok_or_else(|| FixedNetError::MissingTensor(name.to_string()))?;
-            let expected = specs.iter().find(|s| s.name == name).map_or(0, |s| s.numel() as usize);
+            let data = src
+                .tensor(name)
+                .ok_or_else(|| FixedNetError::MissingTensor(name.to_string()))?;
+            let expected = specs
+                .iter()
+                .find(|s| s.name == name)
+                .map_or(0, |s| s.numel() as usize);
             if data.len() != expected {
                 return Err(FixedNetError::TensorLength {
                     name: name.to_string(),
@@ -61,11 +66,23 @@ impl Tensors {
             Ok(Ptr(data.as_ptr(), data.len()))
         };
         let has = |name: &str| specs.iter().any(|s| s.name == name);
-        let opt = |name: &str| if has(name) { get(name).map(Some) } else { Ok(None) };
+        let opt = |name: &str| {
+            if has(name) {
+                get(name).map(Some)
+            } else {
+                Ok(None)
+            }
+        };
         let blocks = shape
             .blocks()
             .iter()
-            .map(|b| Ok(BlockView { kind: b.kind, width: b.width as usize, gains: get(&format!("norm.{}", b.name()))? }))
+            .map(|b| {
+                Ok(BlockView {
+                    kind: b.kind,
+                    width: b.width as usize,
+                    gains: get(&format!("norm.{}", b.name()))?,
+                })
+            })
             .collect::<Result<Vec<_>, FixedNetError>>()?;
         let value_b = get("value.b")?;
         Ok(Tensors {
@@ -94,7 +111,11 @@ impl Tensors {
 /// `p` re-typed as rows of `N`: the tensor's length is a multiple of `N` for every caller
 /// below (row widths are the shape's dims, checked against the engine's constants).
 fn rows<const N: usize>(p: Ptr) -> &'static [[f32; N]] {
-    assert!(N == 0 || p.1.is_multiple_of(N), "tensor length {} is not a multiple of {N}", p.1);
+    assert!(
+        N == 0 || p.1.is_multiple_of(N),
+        "tensor length {} is not a multiple of {N}",
+        p.1
+    );
     let n = p.1.checked_div(N).unwrap_or(0);
     // SAFETY: `p` points at `p.1` initialised f32s that outlive the engine (see module doc);
     // [f32; N] has f32's alignment. The 'static lifetime is narrowed by every accessor to the
@@ -123,7 +144,8 @@ impl Tensors {
     }
     pub fn moment_row(&self, t: usize) -> &[f32] {
         let m = self.moment_dim;
-        self.moment_proj.map_or(&[], |p| &flat(p)[t * m..(t + 1) * m])
+        self.moment_proj
+            .map_or(&[], |p| &flat(p)[t * m..(t + 1) * m])
     }
     pub fn field<const FF: usize>(&self) -> &[[f32; FF]] {
         self.field.map_or(&[], rows::<FF>)
@@ -141,10 +163,14 @@ impl Tensors {
         exact::<H2, H>(self.w2.expect("w2 exists when H2 > 0"))
     }
     pub fn b2<const H2: usize>(&self) -> &[f32; H2] {
-        flat(self.b2.expect("b2 exists when H2 > 0")).try_into().expect("b2 has H2 values")
+        flat(self.b2.expect("b2 exists when H2 > 0"))
+            .try_into()
+            .expect("b2 has H2 values")
     }
     pub fn value_w<const HL: usize>(&self) -> &[f32; HL] {
-        flat(self.value_w).try_into().expect("value.w has HL values")
+        flat(self.value_w)
+            .try_into()
+            .expect("value.w has HL values")
     }
     pub fn policy_w<const HL: usize>(&self) -> &[[f32; HL]] {
         rows::<HL>(self.policy_w)
@@ -156,6 +182,7 @@ impl Tensors {
         flat(self.policy_from)
     }
     pub fn policy_field_row(&self, class: usize, f: usize) -> &[f32] {
-        self.policy_field.map_or(&[], |p| &flat(p)[class * f..(class + 1) * f])
+        self.policy_field
+            .map_or(&[], |p| &flat(p)[class * f..(class + 1) * f])
     }
 }

@@ -21,7 +21,12 @@ fn rel_close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-4 * (1.0 + b.abs())
 }
 
-fn compare<N: Network>(make: impl Fn(Simd) -> N, reference: &ReferenceNet, games: usize, plies: usize) {
+fn compare<N: Network>(
+    make: impl Fn(Simd) -> N,
+    reference: &ReferenceNet,
+    games: usize,
+    plies: usize,
+) {
     for simd in Simd::available() {
         let net = make(simd);
         let mut rng = Rng(0x9e37_79b9 ^ games as u64);
@@ -33,7 +38,13 @@ fn compare<N: Network>(make: impl Fn(Simd) -> N, reference: &ReferenceNet, games
                 if moves.is_empty() {
                     break;
                 }
-                let got = net.evaluate(&state, Leaf { position: &pos, moves: &moves });
+                let got = net.evaluate(
+                    &state,
+                    Leaf {
+                        position: &pos,
+                        moves: &moves,
+                    },
+                );
                 let want = reference.evaluate_position(&pos, &moves);
                 assert!(
                     rel_close(got.value_logit as f64, want.value_logit),
@@ -44,7 +55,11 @@ fn compare<N: Network>(make: impl Fn(Simd) -> N, reference: &ReferenceNet, games
                     pos.to_sfen()
                 );
                 for (g, w) in got.policy_logits.iter().zip(&want.policy) {
-                    assert!(rel_close(*g as f64, *w), "{simd}: policy {g} vs {w} at {}", pos.to_sfen());
+                    assert!(
+                        rel_close(*g as f64, *w),
+                        "{simd}: policy {g} vs {w} at {}",
+                        pos.to_sfen()
+                    );
                 }
                 let m = moves[(rng.next() % moves.len() as u64) as usize];
                 let e = pos.do_move(m);
@@ -61,7 +76,15 @@ fn every_block_equals_reference() {
     let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&shape, 5));
     let reference = ReferenceNet::new(src.clone()).unwrap();
     let name = shape.to_string();
-    compare(|s| FixedNet::<4, 3, 2, 2, 6, 162, 204, 408, 8, 4, 4>::with_simd(&name, src.clone(), s).unwrap(), &reference, 6, 120);
+    compare(
+        |s| {
+            FixedNet::<4, 3, 2, 2, 6, 162, 204, 408, 8, 4, 4>::with_simd(&name, src.clone(), s)
+                .unwrap()
+        },
+        &reference,
+        6,
+        120,
+    );
 }
 
 #[test]
@@ -70,22 +93,44 @@ fn kp_halfkp_and_nnue_equal_reference() {
     let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&kp, 6));
     let reference = ReferenceNet::new(src.clone()).unwrap();
     let name = kp.to_string();
-    compare(|s| FixedNet::<8, 2, 1, 2, 0, 0, 18, 36, 16, 0, 16>::with_simd(&name, src.clone(), s).unwrap(), &reference, 6, 120);
+    compare(
+        |s| {
+            FixedNet::<8, 2, 1, 2, 0, 0, 18, 36, 16, 0, 16>::with_simd(&name, src.clone(), s)
+                .unwrap()
+        },
+        &reference,
+        6,
+        120,
+    );
 
     let nnue = Shape::parse("pair0_d16_o1_h8_h24_halfkp_nnue").unwrap();
     let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&nnue, 7));
     let reference = ReferenceNet::new(src.clone()).unwrap();
     let name = nnue.to_string();
-    compare(|s| FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 8, 4, 4>::with_simd(&name, src.clone(), s).unwrap(), &reference, 6, 120);
+    compare(
+        |s| {
+            FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 8, 4, 4>::with_simd(&name, src.clone(), s)
+                .unwrap()
+        },
+        &reference,
+        6,
+        120,
+    );
 }
 
 #[test]
 fn wrong_constants_or_shape_are_refused() {
     let shape = Shape::parse("pair0_d16_o1_h8_h24_halfkp_nnue").unwrap();
     let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&shape, 7));
-    let e = FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 8, 4, 4>::new("pair0_d16_o1_h8_halfkp_nnue", src.clone()).err().unwrap();
+    let e = FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 8, 4, 4>::new(
+        "pair0_d16_o1_h8_halfkp_nnue",
+        src.clone(),
+    )
+    .err()
+    .unwrap();
     assert!(matches!(e, FixedNetError::ShapeMismatch { .. }), "{e}");
-    let e = FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 9, 4, 4>::new(&shape.to_string(), src).err().unwrap();
+    let e = FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 9, 4, 4>::new(&shape.to_string(), src)
+        .err()
+        .unwrap();
     assert!(matches!(e, FixedNetError::Dims { .. }), "{e}");
 }
-

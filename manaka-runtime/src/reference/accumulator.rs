@@ -32,7 +32,11 @@ impl Accumulator {
         let f = shape.field.unwrap_or(0) as usize;
         Accumulator {
             tokens: Vec::with_capacity(40),
-            power: if shape.nnue { Vec::new() } else { vec![vec![vec![0.0; d]; shape.order as usize]; groups] },
+            power: if shape.nnue {
+                Vec::new()
+            } else {
+                vec![vec![vec![0.0; d]; shape.order as usize]; groups]
+            },
             pair: vec![0.0; shape.pair as usize],
             moments: vec![0.0; m * m],
             field: vec![0.0; 81 * f],
@@ -69,7 +73,11 @@ impl Accumulator {
     }
 
     fn remove(&mut self, shape: &Shape, params: &Params<'_>, t: u32) {
-        let i = self.tokens.iter().position(|&x| x == t).expect("removed token is active");
+        let i = self
+            .tokens
+            .iter()
+            .position(|&x| x == t)
+            .expect("removed token is active");
         self.tokens.swap_remove(i);
         self.accumulate(shape, params, t, -1.0);
     }
@@ -86,7 +94,11 @@ impl Accumulator {
             }
             return;
         }
-        let group = if shape.split && !crate::tokens::is_own(shape.features, t) { 1 } else { 0 };
+        let group = if shape.split && !crate::tokens::is_own(shape.features, t) {
+            1
+        } else {
+            0
+        };
         for (k, pk) in self.power[group].iter_mut().enumerate() {
             for (c, p) in pk.iter_mut().enumerate() {
                 *p += sign * (e[c] as f64).powi(k as i32 + 1);
@@ -108,7 +120,8 @@ impl Accumulator {
         }
         if let Some(m) = shape.moments {
             let m = m as usize;
-            let v = &params.moment_proj.expect("moment projection")[t as usize * m..(t as usize + 1) * m];
+            let v = &params.moment_proj.expect("moment projection")
+                [t as usize * m..(t as usize + 1) * m];
             for i in 0..m {
                 for j in 0..m {
                     self.moments[i * m + j] += sign * v[i] as f64 * v[j] as f64;

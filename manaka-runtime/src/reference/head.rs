@@ -58,7 +58,10 @@ pub fn raw_blocks(shape: &Shape, acc: &Accumulator) -> Vec<Vec<f64>> {
             BlockKind::PairLinear => acc.pair[..linear].to_vec(),
             // The table stores exp(x); the readout is ln of the sum, kept finite when the
             // sum is not positive (no active pair) by flooring at the smallest normal f32.
-            BlockKind::PairLse => acc.pair[linear..].iter().map(|&s| s.max(f32::MIN_POSITIVE as f64).ln()).collect(),
+            BlockKind::PairLse => acc.pair[linear..]
+                .iter()
+                .map(|&s| s.max(f32::MIN_POSITIVE as f64).ln())
+                .collect(),
             BlockKind::Moment => {
                 let m = shape.moments.unwrap_or(0) as usize;
                 let mut v = Vec::with_capacity(m * (m + 1) / 2);
@@ -85,7 +88,11 @@ pub fn perspective_input(shape: &Shape, params: &Params<'_>, acc: &Accumulator) 
     let mut log_rms = Vec::new();
     for (x, gains) in raw_blocks(shape, acc).iter().zip(&params.norms) {
         let rms = (x.iter().map(|v| v * v).sum::<f64>() / x.len() as f64 + RMS_EPS).sqrt();
-        out.extend(x.iter().zip(gains.iter()).map(|(&v, &g)| g as f64 * v / rms));
+        out.extend(
+            x.iter()
+                .zip(gains.iter())
+                .map(|(&v, &g)| g as f64 * v / rms),
+        );
         log_rms.push(rms.ln());
     }
     if shape.ks {
@@ -108,11 +115,25 @@ fn affine(w: &[f32], b: &[f32], x: &[f64]) -> Vec<f64> {
 
 /// The last hidden vector: ReLU (Manaka arithmetic) or clip to [0, 1] (NNUE) after each
 /// layer.
-pub fn hidden(shape: &Shape, params: &Params<'_>, stm: &Accumulator, other: &Accumulator) -> Vec<f64> {
+pub fn hidden(
+    shape: &Shape,
+    params: &Params<'_>,
+    stm: &Accumulator,
+    other: &Accumulator,
+) -> Vec<f64> {
     let mut u = perspective_input(shape, params, stm);
     u.extend(perspective_input(shape, params, other));
-    let act = |v: f64| if shape.nnue { v.clamp(0.0, 1.0) } else { v.max(0.0) };
-    let mut h: Vec<f64> = affine(params.w1, params.b1, &u).into_iter().map(act).collect();
+    let act = |v: f64| {
+        if shape.nnue {
+            v.clamp(0.0, 1.0)
+        } else {
+            v.max(0.0)
+        }
+    };
+    let mut h: Vec<f64> = affine(params.w1, params.b1, &u)
+        .into_iter()
+        .map(act)
+        .collect();
     if let (Some(w2), Some(b2)) = (params.w2, params.b2) {
         h = affine(w2, b2, &h).into_iter().map(act).collect();
     }
@@ -121,7 +142,13 @@ pub fn hidden(shape: &Shape, params: &Params<'_>, stm: &Accumulator, other: &Acc
 
 /// Value logit ℓ = w_v · h + b_v.
 pub fn value_logit(params: &Params<'_>, h: &[f64]) -> f64 {
-    params.value_b as f64 + params.value_w.iter().zip(h).map(|(&w, &x)| w as f64 * x).sum::<f64>()
+    params.value_b as f64
+        + params
+            .value_w
+            .iter()
+            .zip(h)
+            .map(|(&w, &x)| w as f64 * x)
+            .sum::<f64>()
 }
 
 /// Policy logit of each move (SPEC §5): `W_p[label]·h + b_p[label] + PF[kind][from] +
@@ -143,10 +170,13 @@ pub fn policy_logits(
         .map(|&m| {
             let label = move_label(m, side) as usize;
             let row = &params.policy_w[label * n..(label + 1) * n];
-            let mut logit = params.policy_b[label] as f64 + row.iter().zip(h).map(|(&w, &x)| w as f64 * x).sum::<f64>();
+            let mut logit = params.policy_b[label] as f64
+                + row.iter().zip(h).map(|(&w, &x)| w as f64 * x).sum::<f64>();
             let (kind, from) = match m.from() {
                 Some(from) => (
-                    pos.piece_at(from).expect("a legal move's origin holds a piece").kind,
+                    pos.piece_at(from)
+                        .expect("a legal move's origin holds a piece")
+                        .kind,
                     from.relative(side).index(),
                 ),
                 None => (m.drop_kind().expect("drop").piece_kind(), 81),
@@ -156,7 +186,9 @@ pub fn policy_logits(
                 let to = m.to().relative(side).index();
                 let class = move_class(m, side) as usize;
                 let u = &params.policy_field.expect("policy.field")[class * f..(class + 1) * f];
-                logit += (0..f).map(|j| stm_acc.field[to * f + j] * u[j] as f64).sum::<f64>();
+                logit += (0..f)
+                    .map(|j| stm_acc.field[to * f + j] * u[j] as f64)
+                    .sum::<f64>();
             }
             logit
         })

@@ -11,7 +11,7 @@ pub use accumulator::Accumulator;
 pub use params::Params;
 
 use crate::eval::{Evaluation, Evaluator, Leaf};
-use crate::shogi::{Color, MoveEffect, Move, Position};
+use crate::shogi::{Color, Move, MoveEffect, Position};
 use crate::tokens;
 use crate::weights::TensorSource;
 use manaka_shapes::Shape;

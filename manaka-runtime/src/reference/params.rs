@@ -30,7 +30,10 @@ impl<'a> Params<'a> {
     /// tensor table, so a missing tensor is a bug in the source, reported as a panic-free
     /// error string.
     pub fn new(shape: &Shape, src: &'a dyn TensorSource) -> Result<Params<'a>, String> {
-        let get = |name: &str| src.tensor(name).ok_or_else(|| format!("weights lack tensor '{name}'"));
+        let get = |name: &str| {
+            src.tensor(name)
+                .ok_or_else(|| format!("weights lack tensor '{name}'"))
+        };
         let opt = |name: &str| src.tensor(name);
         let norms = shape
             .blocks()

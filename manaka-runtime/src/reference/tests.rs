@@ -34,12 +34,18 @@ fn brute_elementary(x: &[f64], k: usize) -> f64 {
 fn newton_identities_equal_brute_force_elementary_polynomials() {
     let mut rng = Rng(7);
     for n in [1usize, 2, 5, 9, 12] {
-        let x: Vec<f64> = (0..n).map(|_| (rng.next() % 2001) as f64 / 1000.0 - 1.0).collect();
+        let x: Vec<f64> = (0..n)
+            .map(|_| (rng.next() % 2001) as f64 / 1000.0 - 1.0)
+            .collect();
         let p: Vec<f64> = (1..=8).map(|k| x.iter().map(|v| v.powi(k)).sum()).collect();
         let e = head::newton(&p);
         for k in 1..=8 {
             let want = brute_elementary(&x, k);
-            assert!((e[k - 1] - want).abs() <= 1e-9 * (1.0 + want.abs()), "n={n} k={k}: {} vs {want}", e[k - 1]);
+            assert!(
+                (e[k - 1] - want).abs() <= 1e-9 * (1.0 + want.abs()),
+                "n={n} k={k}: {} vs {want}",
+                e[k - 1]
+            );
         }
     }
 }
@@ -62,7 +68,8 @@ fn incremental_equals_refresh_along_random_games() {
         let games = 60;
         for g in 0..games {
             let mut pos = if g % 5 == 0 {
-                Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1").unwrap()
+                Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
+                    .unwrap()
             } else {
                 Position::startpos()
             };
@@ -108,13 +115,18 @@ fn assert_close(a: &Accumulator, b: &Accumulator, what: &str) {
         .chain(a.field.iter().zip(&b.field))
         .chain(a.nnue.iter().zip(&b.nnue));
     for (x, y) in pairs {
-        assert!((x - y).abs() <= 1e-6 * (1.0 + y.abs()), "{what}: {x} vs {y}");
+        assert!(
+            (x - y).abs() <= 1e-6 * (1.0 + y.abs()),
+            "{what}: {x} vs {y}"
+        );
     }
 }
 
 /// Sets every element of tensor `name` to `v`.
 fn fill(ws: &mut WeightSet, name: &str, v: f32) {
-    ws.tensor_mut(name).unwrap_or_else(|| panic!("{name}")).fill(v);
+    ws.tensor_mut(name)
+        .unwrap_or_else(|| panic!("{name}"))
+        .fill(v);
 }
 
 #[test]
@@ -122,13 +134,17 @@ fn nnue_arithmetic_by_hand() {
     // acc = b_ft + Σ E; u = [clip(acc_stm), clip(acc_nstm)]; h = clip(W1 u + b1); ℓ = w·h + b.
     let sh = shape("pair0_d2_o1_h1_kp_nnue");
     let mut ws = WeightSet::zeros(&sh);
-    ws.tensor_mut("embed.bias").unwrap().copy_from_slice(&[0.25, 2.0]);
+    ws.tensor_mut("embed.bias")
+        .unwrap()
+        .copy_from_slice(&[0.25, 2.0]);
     // Black's own king on 5i is KP token 1548 + 44 (from Black's view; from White's view it is
     // the opponent's king on 80 − 44 = 36 → 1548 + 81 + 36).
     let e = ws.tensor_mut("embed").unwrap();
     e[(1548 + 44) * 2] = 0.5; // channel 0 of Black's view gets +0.5 → 0.75
     e[(1548 + 81 + 36) * 2 + 1] = -1.5; // channel 1 of White's view: 2.0 − 1.5 = 0.5
-    ws.tensor_mut("w1").unwrap().copy_from_slice(&[1.0, 1.0, 1.0, 1.0]);
+    ws.tensor_mut("w1")
+        .unwrap()
+        .copy_from_slice(&[1.0, 1.0, 1.0, 1.0]);
     fill(&mut ws, "b1", -2.0);
     fill(&mut ws, "value.w", 2.0);
     fill(&mut ws, "value.b", 0.1);
@@ -136,7 +152,11 @@ fn nnue_arithmetic_by_hand() {
     let pos = Position::startpos();
     // Black to move: u = [0.75, 1.0 (clipped), 0.25, 0.5]; W1 u + b1 = 2.5 − 2 = 0.5.
     let o = net.evaluate_position(&pos, &[]);
-    assert!((o.value_logit - (2.0 * 0.5 + 0.1)).abs() < 1e-6, "{}", o.value_logit);
+    assert!(
+        (o.value_logit - (2.0 * 0.5 + 0.1)).abs() < 1e-6,
+        "{}",
+        o.value_logit
+    );
     // A second clip at 1: raise b1 so the hidden unit saturates.
     let mut ws = WeightSet::from_source(net.source.as_ref()).unwrap();
     fill(&mut ws, "b1", 5.0);
@@ -168,8 +188,24 @@ fn split_power_sums_and_ks_by_hand() {
     let u = head::perspective_input(&sh, &params, &st.acc[0]);
     let e1 = rms_normalise(&[20.0, 40.0]);
     let e2 = rms_normalise(&[190.0, 760.0]);
-    let ks = |x: &[f64]| (x.iter().map(|v| v * v).sum::<f64>() / 2.0 + 1e-6).sqrt().ln();
-    let want = [e1.clone(), e2.clone(), e1, e2, vec![ks(&[20.0, 40.0]), ks(&[190.0, 760.0]), ks(&[20.0, 40.0]), ks(&[190.0, 760.0])]].concat();
+    let ks = |x: &[f64]| {
+        (x.iter().map(|v| v * v).sum::<f64>() / 2.0 + 1e-6)
+            .sqrt()
+            .ln()
+    };
+    let want = [
+        e1.clone(),
+        e2.clone(),
+        e1,
+        e2,
+        vec![
+            ks(&[20.0, 40.0]),
+            ks(&[190.0, 760.0]),
+            ks(&[20.0, 40.0]),
+            ks(&[190.0, 760.0]),
+        ],
+    ]
+    .concat();
     assert_eq!(u.len(), want.len());
     for (a, b) in u.iter().zip(&want) {
         assert!((a - b).abs() < 1e-9, "{u:?} vs {want:?}");
@@ -204,9 +240,17 @@ fn lse_readout_by_hand() {
     let pos = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b 2P 1").unwrap();
     let st = net.refresh(&pos);
     let blocks = head::raw_blocks(&sh, &st.acc[0]);
-    assert!((blocks[1][0] - 3.0).abs() < 1e-6, "linear pair sum {:?}", blocks[1]);
+    assert!(
+        (blocks[1][0] - 3.0).abs() < 1e-6,
+        "linear pair sum {:?}",
+        blocks[1]
+    );
     let want = (6.0 * (0.1f32.exp() as f64)).ln();
-    assert!((blocks[2][0] - want).abs() < 1e-6, "lse {:?} vs {want}", blocks[2]);
+    assert!(
+        (blocks[2][0] - want).abs() < 1e-6,
+        "lse {:?} vs {want}",
+        blocks[2]
+    );
     // ks exposes ln(sqrt(x² + 1e-6)) for each one-wide block.
     let u = head::perspective_input(&sh, &net.params(), &st.acc[0]);
     let ks_lse = (want * want + 1e-6).sqrt().ln();
@@ -260,9 +304,15 @@ fn policy_terms_by_hand() {
     let o = net.evaluate_position(&pos, &moves);
     assert!((o.policy[0] - 1.3).abs() < 1e-6, "{:?}", o.policy);
     assert!((o.policy[1] - 3.0).abs() < 1e-9, "{:?}", o.policy);
-    assert!(o.policy[2].abs() < 1e-9 && o.policy[3].abs() < 1e-9, "{:?}", o.policy);
+    assert!(
+        o.policy[2].abs() < 1e-9 && o.policy[3].abs() < 1e-9,
+        "{:?}",
+        o.policy
+    );
     // White to move: its pawn push 3c3d is label 59 too, origin 3c rotates to 7g (60).
-    let w = Position::from_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2").unwrap();
+    let w =
+        Position::from_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2")
+            .unwrap();
     let o = net.evaluate_position(&w, &[w.parse_usi_move("3c3d").unwrap()]);
     assert!((o.policy[0] - 1.3).abs() < 1e-6, "{:?}", o.policy);
     let d = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b G 1").unwrap();
@@ -272,15 +322,25 @@ fn policy_terms_by_hand() {
 
 #[test]
 fn random_weights_give_sane_outputs_for_the_baseline_family() {
-    for s in ["pair4_d16_o2_h32", "pair0_d128_o3_h512", "pair0_d128_o2_h256_kp", "pair0_d16_o1_h8_halfkp_nnue"] {
+    for s in [
+        "pair4_d16_o2_h32",
+        "pair0_d128_o3_h512",
+        "pair0_d128_o2_h256_kp",
+        "pair0_d16_o1_h8_halfkp_nnue",
+    ] {
         let sh = shape(s);
         let net = net_of(init::random_weights(&sh, 1));
         let pos = Position::startpos();
         let moves = pos.legal_moves();
         let o = net.evaluate_position(&pos, &moves);
-        assert!(o.value_logit.is_finite() && o.value_logit.abs() < 10.0, "{s}: {}", o.value_logit);
+        assert!(
+            o.value_logit.is_finite() && o.value_logit.abs() < 10.0,
+            "{s}: {}",
+            o.value_logit
+        );
         assert!(o.policy.iter().all(|x| x.is_finite()), "{s}");
-        let spread = o.policy.iter().cloned().fold(f64::MIN, f64::max) - o.policy.iter().cloned().fold(f64::MAX, f64::min);
+        let spread = o.policy.iter().cloned().fold(f64::MIN, f64::max)
+            - o.policy.iter().cloned().fold(f64::MAX, f64::min);
         assert!(spread > 1e-3, "{s}: policy is flat");
     }
 }

@@ -203,7 +203,10 @@ impl SearchState {
             } else {
                 let c = self.tree.node(e.child);
                 let pending = f64::from(c.pending);
-                (f64::from(c.visits) + pending * vl, c.value_sum + pending * vl)
+                (
+                    f64::from(c.visits) + pending * vl,
+                    c.value_sum + pending * vl,
+                )
             };
             if n > 0.0 {
                 // Q from the chooser's side: minus the child's mean (SPEC §8).
@@ -235,7 +238,11 @@ impl SearchState {
         let qt = &self.q_transform;
         let sigma = |q: f64| gumbel::sigma(q, max_n, qt.c_visit, qt.c_scale);
         let s_mix = sigma(v_mix);
-        let mut m = if best_unvisited.is_some() { s_mix } else { f64::NEG_INFINITY };
+        let mut m = if best_unvisited.is_some() {
+            s_mix
+        } else {
+            f64::NEG_INFINITY
+        };
         for &(_, _, _, q) in visited.iter() {
             m = m.max(sigma(q));
         }
@@ -243,7 +250,8 @@ impl SearchState {
         for &(_, p, _, q) in visited.iter() {
             z += p * (sigma(q) - m).exp();
         }
-        let mut best: Option<(usize, f64)> = best_unvisited.map(|(i, p)| (i, p * (s_mix - m).exp() / z));
+        let mut best: Option<(usize, f64)> =
+            best_unvisited.map(|(i, p)| (i, p * (s_mix - m).exp() / z));
         for &(i, p, n, q) in visited.iter() {
             let score = p * (sigma(q) - m).exp() / z - n / (1.0 + sum_n);
             // Ties go to the lower index, as in the full computation's argmax.

@@ -206,12 +206,19 @@ impl Tree {
         debug_assert_eq!(moves.len(), logits.len());
         let mut prior: Vec<f64> = logits.iter().map(|&l| f64::from(l)).collect();
         super::gumbel::softmax_in_place(&mut prior);
-        let first = self.edges.push_run(moves.iter().zip(logits).zip(&prior).map(|((&mv, &logit), &p)| Edge {
-            logit,
-            prior: p as f32,
-            child: NO_NODE,
-            mv,
-        }));
+        let first =
+            self.edges.push_run(
+                moves
+                    .iter()
+                    .zip(logits)
+                    .zip(&prior)
+                    .map(|((&mv, &logit), &p)| Edge {
+                        logit,
+                        prior: p as f32,
+                        child: NO_NODE,
+                        mv,
+                    }),
+            );
         let node = self.nodes.get_mut(id);
         node.first_edge = first;
         node.num_edges = moves.len() as u16;

@@ -15,7 +15,16 @@ use super::types::{Color, PieceKind, Square};
 
 /// Direction `(file delta, rank delta)`; rank delta −1 is "forward" for Black.
 /// Indices 0..4 increase the square index, 4..8 decrease it.
-const DIRS: [(i8, i8); 8] = [(0, 1), (1, 0), (1, -1), (1, 1), (0, -1), (-1, 0), (-1, 1), (-1, -1)];
+const DIRS: [(i8, i8); 8] = [
+    (0, 1),
+    (1, 0),
+    (1, -1),
+    (1, 1),
+    (0, -1),
+    (-1, 0),
+    (-1, 1),
+    (-1, -1),
+];
 const ROOK_DIRS: [usize; 4] = [0, 1, 4, 5];
 const BISHOP_DIRS: [usize; 4] = [2, 3, 6, 7];
 /// Direction a lance of each colour moves in: Black towards rank 1, White towards rank 9.
@@ -25,7 +34,11 @@ const NO_DIRECTION: u8 = 8;
 const fn offset(sq: usize, df: i8, dr: i8) -> Option<usize> {
     let f = (sq / 9) as i8 + df;
     let r = (sq % 9) as i8 + dr;
-    if f >= 0 && f < 9 && r >= 0 && r < 9 { Some((f * 9 + r) as usize) } else { None }
+    if f >= 0 && f < 9 && r >= 0 && r < 9 {
+        Some((f * 9 + r) as usize)
+    } else {
+        None
+    }
 }
 
 const fn build_rays() -> [[u128; 81]; 8] {
@@ -92,7 +105,16 @@ const fn step_offsets(kind: usize) -> &'static [(i8, i8)] {
         1 => &[(-1, -2), (1, -2)],
         2 => &[(-1, -1), (0, -1), (1, -1), (-1, 1), (1, 1)],
         3 => &[(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (0, 1)],
-        _ => &[(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)],
+        _ => &[
+            (-1, -1),
+            (0, -1),
+            (1, -1),
+            (-1, 0),
+            (1, 0),
+            (-1, 1),
+            (0, 1),
+            (1, 1),
+        ],
     }
 }
 
@@ -228,7 +250,11 @@ pub fn between(a: Square, b: Square) -> Bitboard {
 #[inline(always)]
 pub fn ray_through(from: Square, through: Square) -> Bitboard {
     let d = DIRECTIONS[from.index()][through.index()] as usize;
-    if d == NO_DIRECTION as usize { Bitboard::EMPTY } else { Bitboard(RAYS[d][from.index()]) }
+    if d == NO_DIRECTION as usize {
+        Bitboard::EMPTY
+    } else {
+        Bitboard(RAYS[d][from.index()])
+    }
 }
 
 /// Attacks of any piece (used off the hot path: SFEN validation, tests).
@@ -288,16 +314,28 @@ mod tests {
             for s in Square::all() {
                 assert_eq!(rook_attacks(s, occ), slow_slider(&ROOK_DIRS, s, occ));
                 assert_eq!(bishop_attacks(s, occ), slow_slider(&BISHOP_DIRS, s, occ));
-                assert_eq!(lance_attacks(Color::Black, s, occ), slow_slider(&[4], s, occ));
-                assert_eq!(lance_attacks(Color::White, s, occ), slow_slider(&[0], s, occ));
+                assert_eq!(
+                    lance_attacks(Color::Black, s, occ),
+                    slow_slider(&[4], s, occ)
+                );
+                assert_eq!(
+                    lance_attacks(Color::White, s, occ),
+                    slow_slider(&[0], s, occ)
+                );
             }
         }
     }
 
     #[test]
     fn step_tables() {
-        assert_eq!(pawn_attacks(Color::Black, sq("7g")), Bitboard::from_square(sq("7f")));
-        assert_eq!(pawn_attacks(Color::White, sq("3c")), Bitboard::from_square(sq("3d")));
+        assert_eq!(
+            pawn_attacks(Color::Black, sq("7g")),
+            Bitboard::from_square(sq("7f"))
+        );
+        assert_eq!(
+            pawn_attacks(Color::White, sq("3c")),
+            Bitboard::from_square(sq("3d"))
+        );
         assert_eq!(knight_attacks(Color::Black, sq("2i")).count(), 2);
         assert!(knight_attacks(Color::Black, sq("2i")).contains(sq("1g")));
         assert!(knight_attacks(Color::Black, sq("2i")).contains(sq("3g")));

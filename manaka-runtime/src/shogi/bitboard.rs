@@ -116,7 +116,11 @@ impl Iterator for Bitboard {
     type Item = Square;
     #[inline(always)]
     fn next(&mut self) -> Option<Square> {
-        if self.0 == 0 { None } else { Some(self.pop_unchecked()) }
+        if self.0 == 0 {
+            None
+        } else {
+            Some(self.pop_unchecked())
+        }
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.count() as usize;

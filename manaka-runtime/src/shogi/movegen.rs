@@ -98,9 +98,18 @@ impl MoveSink for Vec<Move> {
 }
 
 /// Per colour: the promotion zone, the last rank, the last two ranks.
-static ZONE: [Bitboard; 2] = [Bitboard::far_ranks(Color::Black, 3), Bitboard::far_ranks(Color::White, 3)];
-static LAST1: [Bitboard; 2] = [Bitboard::far_ranks(Color::Black, 1), Bitboard::far_ranks(Color::White, 1)];
-static LAST2: [Bitboard; 2] = [Bitboard::far_ranks(Color::Black, 2), Bitboard::far_ranks(Color::White, 2)];
+static ZONE: [Bitboard; 2] = [
+    Bitboard::far_ranks(Color::Black, 3),
+    Bitboard::far_ranks(Color::White, 3),
+];
+static LAST1: [Bitboard; 2] = [
+    Bitboard::far_ranks(Color::Black, 1),
+    Bitboard::far_ranks(Color::White, 1),
+];
+static LAST2: [Bitboard; 2] = [
+    Bitboard::far_ranks(Color::Black, 2),
+    Bitboard::far_ranks(Color::White, 2),
+];
 
 const fn build_file_masks() -> [Bitboard; 9] {
     let mut t = [Bitboard::EMPTY; 9];
@@ -165,19 +174,59 @@ pub fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         sink.pawn_pushes(us, pushed & zone, pushed.and_not(last1));
     }
     for from in pos.pieces_of(PieceKind::Lance, us) & free {
-        emit(sink, PieceKind::Lance, from, lance_attacks(us, from, occ) & target, zone, last1, last2);
+        emit(
+            sink,
+            PieceKind::Lance,
+            from,
+            lance_attacks(us, from, occ) & target,
+            zone,
+            last1,
+            last2,
+        );
     }
     for from in pos.pieces_of(PieceKind::Knight, us) & free {
-        emit(sink, PieceKind::Knight, from, knight_attacks(us, from) & target, zone, last1, last2);
+        emit(
+            sink,
+            PieceKind::Knight,
+            from,
+            knight_attacks(us, from) & target,
+            zone,
+            last1,
+            last2,
+        );
     }
     for from in pos.pieces_of(PieceKind::Silver, us) & free {
-        emit(sink, PieceKind::Silver, from, silver_attacks(us, from) & target, zone, last1, last2);
+        emit(
+            sink,
+            PieceKind::Silver,
+            from,
+            silver_attacks(us, from) & target,
+            zone,
+            last1,
+            last2,
+        );
     }
     for from in pos.pieces_of(PieceKind::Bishop, us) & free {
-        emit(sink, PieceKind::Bishop, from, bishop_attacks(from, occ) & target, zone, last1, last2);
+        emit(
+            sink,
+            PieceKind::Bishop,
+            from,
+            bishop_attacks(from, occ) & target,
+            zone,
+            last1,
+            last2,
+        );
     }
     for from in pos.pieces_of(PieceKind::Rook, us) & free {
-        emit(sink, PieceKind::Rook, from, rook_attacks(from, occ) & target, zone, last1, last2);
+        emit(
+            sink,
+            PieceKind::Rook,
+            from,
+            rook_attacks(from, occ) & target,
+            zone,
+            last1,
+            last2,
+        );
     }
     for from in pos.gold_movers() & free {
         let d = gold_attacks(us, from) & target;
@@ -203,7 +252,8 @@ pub fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         let k = king.expect("pinned implies a king");
         for from in pinned {
             let kind = pos.piece_at(from).expect("pinned piece on its square").kind;
-            let d = super::attacks::piece_attacks(kind, us, from, occ) & target & ray_through(k, from);
+            let d =
+                super::attacks::piece_attacks(kind, us, from, occ) & target & ray_through(k, from);
             emit(sink, kind, from, d, zone, last1, last2);
         }
     }
@@ -236,7 +286,12 @@ pub fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     if hand.count(HandKind::Knight) > 0 {
         sink.drops(HandKind::Knight, drop_target.and_not(last2));
     }
-    for k in [HandKind::Silver, HandKind::Gold, HandKind::Bishop, HandKind::Rook] {
+    for k in [
+        HandKind::Silver,
+        HandKind::Gold,
+        HandKind::Bishop,
+        HandKind::Rook,
+    ] {
         if hand.count(k) > 0 {
             sink.drops(k, drop_target);
         }
@@ -248,7 +303,15 @@ pub fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
 /// promote when either end of the move is in the zone and never have to; the rest never
 /// promote.
 #[inline(always)]
-fn emit<S: MoveSink>(sink: &mut S, kind: PieceKind, from: Square, d: Bitboard, zone: Bitboard, last1: Bitboard, last2: Bitboard) {
+fn emit<S: MoveSink>(
+    sink: &mut S,
+    kind: PieceKind,
+    from: Square,
+    d: Bitboard,
+    zone: Bitboard,
+    last1: Bitboard,
+    last2: Bitboard,
+) {
     if d.is_empty() {
         return;
     }
@@ -319,7 +382,10 @@ impl Position {
     /// Whether `m` is a legal move here.
     pub fn is_legal(&self, m: Move) -> bool {
         let mut ok = false;
-        let mut probe = LegalProbe { target: m, found: &mut ok };
+        let mut probe = LegalProbe {
+            target: m,
+            found: &mut ok,
+        };
         generate(self, &mut probe);
         ok
     }
@@ -334,7 +400,11 @@ struct LegalProbe<'a> {
 impl MoveSink for LegalProbe<'_> {
     fn board(&mut self, _: PieceKind, from: Square, promote: Bitboard, plain: Bitboard) {
         if self.target.from() == Some(from) {
-            let set = if self.target.is_promotion() { promote } else { plain };
+            let set = if self.target.is_promotion() {
+                promote
+            } else {
+                plain
+            };
             *self.found |= set.contains(self.target.to());
         }
     }

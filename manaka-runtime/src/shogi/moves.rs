@@ -30,7 +30,8 @@ impl Move {
     #[inline(always)]
     pub fn normal(from: Square, to: Square, promote: bool) -> Move {
         debug_assert!(from != to);
-        let v = to.index() as u16 | (from.index() as u16) << 7 | if promote { PROMOTE_BIT } else { 0 };
+        let v =
+            to.index() as u16 | (from.index() as u16) << 7 | if promote { PROMOTE_BIT } else { 0 };
         // from != to, so at least one of the two fields is non-zero.
         Move(NonZeroU16::new(v).unwrap_or(NonZeroU16::MIN))
     }
@@ -75,7 +76,11 @@ impl Move {
     #[inline(always)]
     pub fn from(self) -> Option<Square> {
         let f = self.origin_field();
-        if f < DROP_BASE { Some(Square::from_index_unchecked(f as u8)) } else { None }
+        if f < DROP_BASE {
+            Some(Square::from_index_unchecked(f as u8))
+        } else {
+            None
+        }
     }
 
     #[inline(always)]
@@ -87,7 +92,11 @@ impl Move {
     #[inline(always)]
     pub fn drop_kind(self) -> Option<HandKind> {
         let f = self.origin_field();
-        if f >= DROP_BASE { DROP_KIND.get((f - DROP_BASE) as usize).copied() } else { None }
+        if f >= DROP_BASE {
+            DROP_KIND.get((f - DROP_BASE) as usize).copied()
+        } else {
+            None
+        }
     }
 
     #[inline(always)]
@@ -130,7 +139,13 @@ impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.from(), self.drop_kind()) {
             (Some(from), _) => {
-                write!(f, "{}{}{}", from, self.to(), if self.is_promotion() { "+" } else { "" })
+                write!(
+                    f,
+                    "{}{}{}",
+                    from,
+                    self.to(),
+                    if self.is_promotion() { "+" } else { "" }
+                )
             }
             (None, Some(kind)) => write!(f, "{}*{}", kind.letter(), self.to()),
             (None, None) => write!(f, "????"),
@@ -156,12 +171,27 @@ mod tests {
             assert_eq!(Move::from_u16(m.to_u16()), Some(m));
         }
         // cshogi move16 layout: to | from << 7 | promote << 14; 7g = 60, 7f = 59.
-        assert_eq!(Move::parse_usi_syntax("7g7f").unwrap().to_u16(), 59 | 60 << 7);
+        assert_eq!(
+            Move::parse_usi_syntax("7g7f").unwrap().to_u16(),
+            59 | 60 << 7
+        );
         // Drops: origin 81 + cshogi's piece type - 1 (P L N S B R G); 5e = 40.
-        for (s, code) in [("P*5e", 0), ("S*5e", 3), ("B*5e", 4), ("R*5e", 5), ("G*5e", 6)] {
-            assert_eq!(Move::parse_usi_syntax(s).unwrap().to_u16(), 40 | (81 + code) << 7, "{s}");
+        for (s, code) in [
+            ("P*5e", 0),
+            ("S*5e", 3),
+            ("B*5e", 4),
+            ("R*5e", 5),
+            ("G*5e", 6),
+        ] {
+            assert_eq!(
+                Move::parse_usi_syntax(s).unwrap().to_u16(),
+                40 | (81 + code) << 7,
+                "{s}"
+            );
         }
-        for bad in ["", "7g7", "7g7f+x", "0a1a", "7g7g", "p*5e", "K*5e", "P*5", "7g7f-", "7gé"] {
+        for bad in [
+            "", "7g7", "7g7f+x", "0a1a", "7g7g", "p*5e", "K*5e", "P*5", "7g7f-", "7gé",
+        ] {
             assert!(Move::parse_usi_syntax(bad).is_none(), "{bad}");
         }
     }

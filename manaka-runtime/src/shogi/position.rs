@@ -223,7 +223,9 @@ impl Position {
 
     #[inline(always)]
     pub(crate) fn state(&self) -> &State {
-        self.states.last().expect("a position always has a current state")
+        self.states
+            .last()
+            .expect("a position always has a current state")
     }
 
     /// Zobrist key of the whole position (board, hands, side to move).
@@ -285,7 +287,11 @@ impl Position {
                 (kind_after, Some((hk, now + 1, now)))
             }
             None => {
-                let kind = if m.is_promotion() { kind_after.unpromote() } else { kind_after };
+                let kind = if m.is_promotion() {
+                    kind_after.unpromote()
+                } else {
+                    kind_after
+                };
                 let change = captured.and_then(|c| c.kind.hand_kind()).map(|hk| {
                     let now = hand.count(hk);
                     (hk, now - 1, now)
@@ -293,7 +299,15 @@ impl Position {
                 (kind, change)
             }
         };
-        Some(MoveEffect { color, kind, from: m.from(), to, kind_after, captured, hand_change })
+        Some(MoveEffect {
+            color,
+            kind,
+            from: m.from(),
+            to,
+            kind_after,
+            captured,
+            hand_change,
+        })
     }
 
     /// Pieces of `by` attacking `sq`, given the occupancy `occupied`.
@@ -343,11 +357,15 @@ impl Position {
         }
         let them = by.flip();
         let lances = self.by_kind[PieceKind::Lance.index()] & ours;
-        if (lance_rays(them, sq) & lances).is_nonempty() && (lance_attacks(them, sq, occupied) & lances).is_nonempty() {
+        if (lance_rays(them, sq) & lances).is_nonempty()
+            && (lance_attacks(them, sq, occupied) & lances).is_nonempty()
+        {
             return true;
         }
         let bishops = self.bishop_movers() & ours;
-        if (bishop_rays(sq) & bishops).is_nonempty() && (bishop_attacks(sq, occupied) & bishops).is_nonempty() {
+        if (bishop_rays(sq) & bishops).is_nonempty()
+            && (bishop_attacks(sq, occupied) & bishops).is_nonempty()
+        {
             return true;
         }
         let rooks = self.rook_movers() & ours;
@@ -402,7 +420,8 @@ impl Position {
             let before = self.hands[us.index()].count(hk);
             debug_assert!(before > 0, "drop of {hk:?} with none in hand");
             self.hands[us.index()].remove(hk);
-            hand_key ^= zobrist::hand_count(us, hk, before) ^ zobrist::hand_count(us, hk, before - 1);
+            hand_key ^=
+                zobrist::hand_count(us, hk, before) ^ zobrist::hand_count(us, hk, before - 1);
             let piece = Piece::new(hk.piece_kind(), us);
             self.put(to, piece);
             board_key ^= zobrist::piece_square(piece, to);
@@ -426,12 +445,17 @@ impl Position {
                 let hk = cap.kind.hand_kind().expect("a king is never captured");
                 let before = self.hands[us.index()].count(hk);
                 self.hands[us.index()].add(hk);
-                hand_key ^= zobrist::hand_count(us, hk, before) ^ zobrist::hand_count(us, hk, before + 1);
+                hand_key ^=
+                    zobrist::hand_count(us, hk, before) ^ zobrist::hand_count(us, hk, before + 1);
                 hand_change = Some((hk, before, before + 1));
             }
             self.remove(from, piece);
             board_key ^= zobrist::piece_square(piece, from);
-            let moved = if m.is_promotion() { Piece::new(piece.kind.promote(), us) } else { piece };
+            let moved = if m.is_promotion() {
+                Piece::new(piece.kind.promote(), us)
+            } else {
+                piece
+            };
             self.put(to, moved);
             board_key ^= zobrist::piece_square(moved, to);
             MoveEffect {
@@ -448,7 +472,11 @@ impl Position {
         self.ply += 1;
         let checkers = self.compute_checkers(them);
         let mut check_streak = prev.check_streak;
-        check_streak[us.index()] = if checkers.is_nonempty() { check_streak[us.index()] + 2 } else { 0 };
+        check_streak[us.index()] = if checkers.is_nonempty() {
+            check_streak[us.index()] + 2
+        } else {
+            0
+        };
         self.states.push(State {
             board_key,
             hand_key,
@@ -464,7 +492,10 @@ impl Position {
     /// Takes back `m`, which must be the last move played.
     pub fn undo_move(&mut self, m: Move) {
         let st = self.states.pop().expect("undo_move without a move to undo");
-        debug_assert!(!self.states.is_empty(), "undo_move past the start of the history");
+        debug_assert!(
+            !self.states.is_empty(),
+            "undo_move past the start of the history"
+        );
         self.side = self.side.flip();
         self.ply -= 1;
         let us = self.side;
@@ -477,7 +508,11 @@ impl Position {
             let from = m.from().expect("board move has an origin");
             let moved = self.board[to.index()].expect("moved piece on its square");
             self.remove(to, moved);
-            let piece = if m.is_promotion() { Piece::new(moved.kind.unpromote(), us) } else { moved };
+            let piece = if m.is_promotion() {
+                Piece::new(moved.kind.unpromote(), us)
+            } else {
+                moved
+            };
             self.put(from, piece);
             if let Some(cap) = st.captured {
                 self.put(to, cap);
@@ -514,7 +549,11 @@ impl Position {
     pub fn clear_history(&mut self) {
         let cur = *self.state();
         self.states.clear();
-        self.states.push(State { check_streak: [0; 2], last_move: None, ..cur });
+        self.states.push(State {
+            check_streak: [0; 2],
+            last_move: None,
+            ..cur
+        });
     }
 }
 

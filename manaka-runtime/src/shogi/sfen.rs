@@ -14,7 +14,9 @@ pub const STARTPOS_SFEN: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1
 pub enum SfenError {
     #[error("empty SFEN")]
     Empty,
-    #[error("SFEN has {found} fields; expected board, side to move, hands and an optional move number")]
+    #[error(
+        "SFEN has {found} fields; expected board, side to move, hands and an optional move number"
+    )]
     FieldCount { found: usize },
     #[error("SFEN board has {found} ranks separated by '/'; expected 9")]
     RankCount { found: usize },
@@ -31,7 +33,11 @@ pub enum SfenError {
     #[error("bad SFEN move number '{0}'; expected a positive integer")]
     MoveNumber(String),
     #[error("too many {kind} pieces: {count} on the board and in hand, at most {max} exist")]
-    TooManyPieces { kind: &'static str, count: u32, max: u32 },
+    TooManyPieces {
+        kind: &'static str,
+        count: u32,
+        max: u32,
+    },
     #[error("{0:?} has two kings")]
     TwoKings(Color),
     #[error("{piece} on {square} can never move again (no piece may stand where it has no move)")]
@@ -52,14 +58,20 @@ impl Position {
     /// (it is then 1). The position starts a fresh history.
     pub fn from_sfen(text: &str) -> Result<Position, SfenError> {
         let text = text.trim();
-        let text = if text == "startpos" { STARTPOS_SFEN } else { text };
+        let text = if text == "startpos" {
+            STARTPOS_SFEN
+        } else {
+            text
+        };
         let text = text.strip_prefix("sfen ").unwrap_or(text);
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.is_empty() {
             return Err(SfenError::Empty);
         }
         if !(3..=4).contains(&fields.len()) {
-            return Err(SfenError::FieldCount { found: fields.len() });
+            return Err(SfenError::FieldCount {
+                found: fields.len(),
+            });
         }
         let mut pos = Position::empty();
         parse_board(&mut pos, fields[0])?;
@@ -129,7 +141,11 @@ impl Position {
                     hands.push_str(&n.to_string());
                 }
                 let l = k.letter();
-                hands.push(if c == Color::Black { l } else { l.to_ascii_lowercase() });
+                hands.push(if c == Color::Black {
+                    l
+                } else {
+                    l.to_ascii_lowercase()
+                });
             }
         }
         if hands.is_empty() {
@@ -209,9 +225,16 @@ fn parse_board(pos: &mut Position, board: &str) -> Result<(), SfenError> {
             }
             placed += 1;
             if placed > 9 {
-                return Err(SfenError::RankLength { rank, files: placed });
+                return Err(SfenError::RankLength {
+                    rank,
+                    files: placed,
+                });
             }
-            let color = if c.is_ascii_uppercase() { Color::Black } else { Color::White };
+            let color = if c.is_ascii_uppercase() {
+                Color::Black
+            } else {
+                Color::White
+            };
             let sq = Square::from_file_rank(file as u8, rank).expect("file in 1..=9");
             pos.setup_put(sq, Piece::new(kind, color));
             file -= 1;
@@ -220,7 +243,10 @@ fn parse_board(pos: &mut Position, board: &str) -> Result<(), SfenError> {
             return Err(SfenError::Promotion { rank });
         }
         if placed != 9 {
-            return Err(SfenError::RankLength { rank, files: placed });
+            return Err(SfenError::RankLength {
+                rank,
+                files: placed,
+            });
         }
     }
     Ok(())
@@ -243,11 +269,16 @@ fn parse_hands(text: &str) -> Result<[Hand; 2], SfenError> {
             count = Some(n);
             continue;
         }
-        let kind = HandKind::from_letter(c).ok_or_else(|| bad("unknown piece letter (hands hold P L N S G B R)"))?;
+        let kind = HandKind::from_letter(c)
+            .ok_or_else(|| bad("unknown piece letter (hands hold P L N S G B R)"))?;
         if !c.is_ascii_alphabetic() {
             return Err(bad("unknown piece letter (hands hold P L N S G B R)"));
         }
-        let color = if c.is_ascii_uppercase() { Color::Black } else { Color::White };
+        let color = if c.is_ascii_uppercase() {
+            Color::Black
+        } else {
+            Color::White
+        };
         if seen[color.index()][kind.index()] {
             return Err(bad("a piece kind is listed twice"));
         }
@@ -271,7 +302,9 @@ fn validate(pos: &Position) -> Result<(), SfenError> {
         }
     }
     // Material: per base kind, board + hands must not exceed a standard set.
-    const NAMES: [&str; 8] = ["pawn", "lance", "knight", "silver", "gold", "bishop", "rook", "king"];
+    const NAMES: [&str; 8] = [
+        "pawn", "lance", "knight", "silver", "gold", "bishop", "rook", "king",
+    ];
     const MAX: [u32; 8] = [18, 4, 4, 4, 4, 2, 2, 2];
     let mut counts = [0u32; 8];
     for sq in Square::all() {
@@ -286,7 +319,11 @@ fn validate(pos: &Position) -> Result<(), SfenError> {
     }
     for i in 0..8 {
         if counts[i] > MAX[i] {
-            return Err(SfenError::TooManyPieces { kind: NAMES[i], count: counts[i], max: MAX[i] });
+            return Err(SfenError::TooManyPieces {
+                kind: NAMES[i],
+                count: counts[i],
+                max: MAX[i],
+            });
         }
     }
     for c in Color::ALL {
@@ -323,7 +360,10 @@ mod tests {
             let p = Position::from_sfen(s).unwrap();
             assert_eq!(p.to_sfen(), s);
         }
-        assert_eq!(Position::from_sfen("startpos").unwrap().to_sfen(), STARTPOS_SFEN);
+        assert_eq!(
+            Position::from_sfen("startpos").unwrap().to_sfen(),
+            STARTPOS_SFEN
+        );
     }
 
     #[test]
@@ -331,22 +371,65 @@ mod tests {
         type Check = fn(&SfenError) -> bool;
         let cases: &[(&str, Check)] = &[
             ("", |e| matches!(e, SfenError::Empty)),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1 b - 1", |e| matches!(e, SfenError::RankCount { .. })),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSN b - 1", |e| matches!(e, SfenError::RankLength { .. })),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNLL b - 1", |e| matches!(e, SfenError::RankLength { .. })),
-            ("lnsgkgsnx/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", |e| matches!(e, SfenError::PieceLetter { letter: 'x', .. })),
-            ("lnsgkgsnl/1r5+g1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", |e| matches!(e, SfenError::Promotion { .. })),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1", |e| matches!(e, SfenError::SideToMove(_))),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b Q 1", |e| matches!(e, SfenError::Hand(..))),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 3 1", |e| matches!(e, SfenError::Hand(..))),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0", |e| matches!(e, SfenError::MoveNumber(_))),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1", |e| matches!(e, SfenError::TooManyPieces { kind: "rook", .. })),
-            ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKKSNL b - 1", |e| matches!(e, SfenError::TwoKings(Color::Black))),
-            ("P3k4/9/9/9/9/9/9/9/4K4 b - 1", |e| matches!(e, SfenError::DeadPiece { .. })),
-            ("4k4/N8/9/9/9/9/9/9/4K4 b - 1", |e| matches!(e, SfenError::DeadPiece { .. })),
-            ("4k4/9/9/9/9/9/P8/P8/4K4 b - 1", |e| matches!(e, SfenError::Nifu { file: 9, .. })),
-            ("4k4/4R4/9/9/9/9/9/9/4K4 b - 1", |e| matches!(e, SfenError::OpponentInCheck(Color::White))),
-            ("a b c d e", |e| matches!(e, SfenError::FieldCount { found: 5 })),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1 b - 1",
+                |e| matches!(e, SfenError::RankCount { .. }),
+            ),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSN b - 1",
+                |e| matches!(e, SfenError::RankLength { .. }),
+            ),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNLL b - 1",
+                |e| matches!(e, SfenError::RankLength { .. }),
+            ),
+            (
+                "lnsgkgsnx/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+                |e| matches!(e, SfenError::PieceLetter { letter: 'x', .. }),
+            ),
+            (
+                "lnsgkgsnl/1r5+g1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+                |e| matches!(e, SfenError::Promotion { .. }),
+            ),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL x - 1",
+                |e| matches!(e, SfenError::SideToMove(_)),
+            ),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b Q 1",
+                |e| matches!(e, SfenError::Hand(..)),
+            ),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 3 1",
+                |e| matches!(e, SfenError::Hand(..)),
+            ),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 0",
+                |e| matches!(e, SfenError::MoveNumber(_)),
+            ),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1",
+                |e| matches!(e, SfenError::TooManyPieces { kind: "rook", .. }),
+            ),
+            (
+                "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKKSNL b - 1",
+                |e| matches!(e, SfenError::TwoKings(Color::Black)),
+            ),
+            ("P3k4/9/9/9/9/9/9/9/4K4 b - 1", |e| {
+                matches!(e, SfenError::DeadPiece { .. })
+            }),
+            ("4k4/N8/9/9/9/9/9/9/4K4 b - 1", |e| {
+                matches!(e, SfenError::DeadPiece { .. })
+            }),
+            ("4k4/9/9/9/9/9/P8/P8/4K4 b - 1", |e| {
+                matches!(e, SfenError::Nifu { file: 9, .. })
+            }),
+            ("4k4/4R4/9/9/9/9/9/9/4K4 b - 1", |e| {
+                matches!(e, SfenError::OpponentInCheck(Color::White))
+            }),
+            ("a b c d e", |e| {
+                matches!(e, SfenError::FieldCount { found: 5 })
+            }),
         ];
         for (s, ok) in cases {
             let e = Position::from_sfen(s).unwrap_err();

@@ -14,9 +14,15 @@ fn perft_small_depths() {
     assert_eq!(perft_of("8k/6G2/9/7N1/9/9/9/9/K8 b P 1", 1), 78);
     assert_eq!(perft_of("8k/6G2/9/7N1/9/9/9/9/K8 b P 1", 2), 9);
     assert_eq!(perft_of("8k/6G2/9/7N1/9/9/9/9/K8 b P 1", 3), 698);
-    assert_eq!(perft_of("R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1", 1), 593);
     assert_eq!(
-        perft_of("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1", 1),
+        perft_of("R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1", 1),
+        593
+    );
+    assert_eq!(
+        perft_of(
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
+            1
+        ),
         207
     );
 }

@@ -38,7 +38,11 @@ impl Square {
     /// The square with this index, if it is on the board.
     #[inline(always)]
     pub const fn new(index: u8) -> Option<Square> {
-        if index < 81 { Some(Square(index)) } else { None }
+        if index < 81 {
+            Some(Square(index))
+        } else {
+            None
+        }
     }
 
     /// # Safety-free contract
@@ -233,7 +237,9 @@ impl PieceKind {
 
     /// USI/SFEN letter of Black's piece (`P`, `+R`, ...).
     pub const fn sfen(self) -> &'static str {
-        ["P", "L", "N", "S", "G", "B", "R", "K", "+P", "+L", "+N", "+S", "+B", "+R"][self as usize]
+        [
+            "P", "L", "N", "S", "G", "B", "R", "K", "+P", "+L", "+N", "+S", "+B", "+R",
+        ][self as usize]
     }
 }
 
@@ -293,7 +299,9 @@ impl HandKind {
     }
 
     pub fn from_letter(c: char) -> Option<HandKind> {
-        Self::ALL.into_iter().find(|k| k.letter() == c.to_ascii_uppercase())
+        Self::ALL
+            .into_iter()
+            .find(|k| k.letter() == c.to_ascii_uppercase())
     }
 }
 
@@ -337,7 +345,8 @@ const HAND_SHIFT: [u32; 7] = [0, 8, 12, 16, 20, 24, 28];
 const HAND_MASK: [u32; 7] = [0x1f, 0x7, 0x7, 0x7, 0x7, 0x3, 0x3];
 /// The bits directly above each field; set after `a - b` exactly when some count of `a` is
 /// below `b`'s.
-const HAND_BORROW: u32 = 0xe0 | (1 << 11) | (1 << 15) | (1 << 19) | (1 << 23) | (0x3 << 26) | (0x3 << 30);
+const HAND_BORROW: u32 =
+    0xe0 | (1 << 11) | (1 << 15) | (1 << 19) | (1 << 23) | (0x3 << 26) | (0x3 << 30);
 
 impl Hand {
     pub const EMPTY: Hand = Hand(0);
@@ -393,7 +402,10 @@ mod tests {
         assert_eq!(Square::from_usi("2a").unwrap().index(), 9);
         assert_eq!(Square::from_usi("9i").unwrap().index(), 80);
         assert_eq!(Square::from_usi("7g").unwrap().to_string(), "7g");
-        assert_eq!(Square::from_usi("5e").unwrap().flip(), Square::from_usi("5e").unwrap());
+        assert_eq!(
+            Square::from_usi("5e").unwrap().flip(),
+            Square::from_usi("5e").unwrap()
+        );
         assert!(Square::from_usi("0a").is_none());
         assert!(Square::from_usi("1j").is_none());
         assert!(Square::from_usi("1").is_none());

@@ -19,13 +19,19 @@ impl Position {
         if self.is_legal(m) {
             Ok(m)
         } else {
-            Err(MoveError::Illegal { mv: text.to_string(), sfen: self.to_sfen() })
+            Err(MoveError::Illegal {
+                mv: text.to_string(),
+                sfen: self.to_sfen(),
+            })
         }
     }
 
     /// Parses and plays a sequence of USI moves, stopping at the first bad one; the
     /// position then holds every move before it.
-    pub fn play_usi_moves<'a>(&mut self, moves: impl IntoIterator<Item = &'a str>) -> Result<(), MoveError> {
+    pub fn play_usi_moves<'a>(
+        &mut self,
+        moves: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), MoveError> {
         for text in moves {
             let m = self.parse_usi_move(text)?;
             self.do_move(m);

@@ -24,7 +24,11 @@ struct Keys {
 }
 
 const fn build() -> Keys {
-    let mut k = Keys { board: [[0; 81]; 28], hand: [[[0; 19]; 7]; 2], side: 0 };
+    let mut k = Keys {
+        board: [[0; 81]; 28],
+        hand: [[[0; 19]; 7]; 2],
+        side: 0,
+    };
     let mut s = 0x6d61_6e61_6b61_u64; // "manaka"
     let mut p = 0;
     while p < 28 {

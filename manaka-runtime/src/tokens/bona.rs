@@ -50,14 +50,20 @@ const BOARD_FRIEND: [u32; 14] = [
 #[inline(always)]
 pub fn board_piece(owner: Color, kind: PieceKind, sq: Square, perspective: Color) -> u32 {
     debug_assert!(kind != PieceKind::King);
-    BOARD_FRIEND[kind as usize] + if owner == perspective { 0 } else { 81 } + sq.relative(perspective).index() as u32
+    BOARD_FRIEND[kind as usize]
+        + if owner == perspective { 0 } else { 81 }
+        + sq.relative(perspective).index() as u32
 }
 
 /// The BonaPiece of `owner`'s `i`-th (1-based) hand piece of `kind`, seen from `perspective`.
 #[inline(always)]
 pub fn hand_piece(owner: Color, kind: HandKind, i: u8, perspective: Color) -> u32 {
     debug_assert!(i >= 1);
-    let base = if owner == perspective { HAND_FRIEND } else { HAND_ENEMY };
+    let base = if owner == perspective {
+        HAND_FRIEND
+    } else {
+        HAND_ENEMY
+    };
     base[kind as usize] + i as u32 - 1
 }
 
@@ -118,22 +124,28 @@ pub fn active_halfkp(pos: &Position, perspective: Color) -> ActiveTokens {
 fn piece_delta(e: &MoveEffect, perspective: Color, d: &mut TokenDelta, offset: u32) {
     if e.kind != PieceKind::King {
         match e.from {
-            Some(from) => d.removed.push(offset + board_piece(e.color, e.kind, from, perspective)),
+            Some(from) => d
+                .removed
+                .push(offset + board_piece(e.color, e.kind, from, perspective)),
             None => {
                 let (hk, before, _) = e.hand_change.expect("a drop changes the hand");
-                d.removed.push(offset + hand_piece(e.color, hk, before, perspective));
+                d.removed
+                    .push(offset + hand_piece(e.color, hk, before, perspective));
             }
         }
     }
     if let Some(cap) = e.captured {
-        d.removed.push(offset + board_piece(cap.color, cap.kind, e.to, perspective));
+        d.removed
+            .push(offset + board_piece(cap.color, cap.kind, e.to, perspective));
     }
     if e.kind != PieceKind::King {
-        d.added.push(offset + board_piece(e.color, e.kind_after, e.to, perspective));
+        d.added
+            .push(offset + board_piece(e.color, e.kind_after, e.to, perspective));
     }
     if e.captured.is_some() {
         let (hk, _, after) = e.hand_change.expect("a capture changes the hand");
-        d.added.push(offset + hand_piece(e.color, hk, after, perspective));
+        d.added
+            .push(offset + hand_piece(e.color, hk, after, perspective));
     }
 }
 
@@ -159,6 +171,11 @@ pub fn delta_halfkp(e: &MoveEffect, after: &Position, perspective: Color) -> Tok
         d.refresh = true;
         return d;
     }
-    piece_delta(e, perspective, &mut d, k.relative(perspective).index() as u32 * FE_END);
+    piece_delta(
+        e,
+        perspective,
+        &mut d,
+        k.relative(perspective).index() as u32 * FE_END,
+    );
     d
 }

@@ -30,7 +30,10 @@ pub struct TokenList<const N: usize> {
 
 impl<const N: usize> TokenList<N> {
     pub const fn new() -> Self {
-        TokenList { ids: [0; N], len: 0 }
+        TokenList {
+            ids: [0; N],
+            len: 0,
+        }
     }
 
     #[inline(always)]
@@ -103,7 +106,12 @@ pub fn active_tokens(space: FeatureSpace, pos: &Position, perspective: Color) ->
 
 /// The token delta of the move described by `effect` for `perspective`. `after` is the
 /// position after the move (only HalfKP/KP read it, for king squares).
-pub fn delta(space: FeatureSpace, effect: &MoveEffect, after: &Position, perspective: Color) -> TokenDelta {
+pub fn delta(
+    space: FeatureSpace,
+    effect: &MoveEffect,
+    after: &Position,
+    perspective: Color,
+) -> TokenDelta {
     match space {
         FeatureSpace::Native => native::delta(effect, perspective),
         FeatureSpace::Kp => bona::delta_kp(effect, after, perspective),

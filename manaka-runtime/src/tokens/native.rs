@@ -23,7 +23,8 @@ fn owner_rel(owner: Color, perspective: Color) -> u32 {
 /// The token of `owner`'s piece `kind` on `sq`, seen from `perspective`.
 #[inline(always)]
 pub fn board_token(owner: Color, kind: PieceKind, sq: Square, perspective: Color) -> u32 {
-    (owner_rel(owner, perspective) * 14 + kind as u32) * 81 + sq.relative(perspective).index() as u32
+    (owner_rel(owner, perspective) * 14 + kind as u32) * 81
+        + sq.relative(perspective).index() as u32
 }
 
 /// The token of `owner`'s `i`-th piece (1-based) of hand kind `kind`, seen from `perspective`.
@@ -36,7 +37,11 @@ pub fn hand_token(owner: Color, kind: HandKind, i: u8, perspective: Color) -> u3
 /// Whether a token is one of the perspective's own pieces (for `split`).
 #[inline(always)]
 pub fn is_own(id: u32) -> bool {
-    if id < HAND_BASE { id / (14 * 81) == 0 } else { (id - HAND_BASE) < 38 }
+    if id < HAND_BASE {
+        id / (14 * 81) == 0
+    } else {
+        (id - HAND_BASE) < 38
+    }
 }
 
 pub fn active(pos: &Position, perspective: Color) -> ActiveTokens {
@@ -59,7 +64,9 @@ pub fn active(pos: &Position, perspective: Color) -> ActiveTokens {
 pub fn delta(e: &MoveEffect, perspective: Color) -> TokenDelta {
     let mut d = TokenDelta::default();
     match e.from {
-        Some(from) => d.removed.push(board_token(e.color, e.kind, from, perspective)),
+        Some(from) => d
+            .removed
+            .push(board_token(e.color, e.kind, from, perspective)),
         None => {
             // A drop removes the highest hand token of its kind (SPEC §3).
             let (hk, before, _) = e.hand_change.expect("a drop changes the hand");
@@ -67,9 +74,11 @@ pub fn delta(e: &MoveEffect, perspective: Color) -> TokenDelta {
         }
     }
     if let Some(cap) = e.captured {
-        d.removed.push(board_token(cap.color, cap.kind, e.to, perspective));
+        d.removed
+            .push(board_token(cap.color, cap.kind, e.to, perspective));
     }
-    d.added.push(board_token(e.color, e.kind_after, e.to, perspective));
+    d.added
+        .push(board_token(e.color, e.kind_after, e.to, perspective));
     if e.captured.is_some() {
         let (hk, _, after) = e.hand_change.expect("a capture changes the hand");
         d.added.push(hand_token(e.color, hk, after, perspective));

@@ -83,8 +83,14 @@ fn bona_piece_constants_match_the_published_layout() {
     assert_eq!(yaneuraou_board(false, "+R", 80) + 1, bona::FE_END);
     for kind in HandKind::ALL {
         for i in 1..=HandKind::MAX[kind as usize] {
-            assert_eq!(bona::hand_piece(Color::Black, kind, i, Color::Black), yaneuraou_hand(true, kind as usize, i as u32));
-            assert_eq!(bona::hand_piece(Color::White, kind, i, Color::Black), yaneuraou_hand(false, kind as usize, i as u32));
+            assert_eq!(
+                bona::hand_piece(Color::Black, kind, i, Color::Black),
+                yaneuraou_hand(true, kind as usize, i as u32)
+            );
+            assert_eq!(
+                bona::hand_piece(Color::White, kind, i, Color::Black),
+                yaneuraou_hand(false, kind as usize, i as u32)
+            );
         }
     }
 }
@@ -123,7 +129,11 @@ fn kp_and_halfkp_ids_on_hand_built_positions() {
     // HalfKP: the same BonaPieces offset by the perspective's own king square.
     let hk_b = sorted(active_tokens(FeatureSpace::HalfKp, &p, Color::Black).as_slice());
     let expect: Vec<u32> = sorted(
-        &kp_b.iter().filter(|&&x| x < 1548).map(|&x| 43 * 1548 + x).collect::<Vec<_>>(),
+        &kp_b
+            .iter()
+            .filter(|&&x| x < 1548)
+            .map(|&x| 43 * 1548 + x)
+            .collect::<Vec<_>>(),
     );
     assert_eq!(hk_b, expect);
     let hk_w = sorted(active_tokens(FeatureSpace::HalfKp, &p, Color::White).as_slice());
@@ -133,7 +143,10 @@ fn kp_and_halfkp_ids_on_hand_built_positions() {
 
 fn apply(list: &mut Vec<u32>, d: &TokenDelta) {
     for &r in d.removed.as_slice() {
-        let i = list.iter().position(|&x| x == r).unwrap_or_else(|| panic!("removed {r} not active"));
+        let i = list
+            .iter()
+            .position(|&x| x == r)
+            .unwrap_or_else(|| panic!("removed {r} not active"));
         list.swap_remove(i);
     }
     list.extend_from_slice(d.added.as_slice());
@@ -146,7 +159,8 @@ fn deltas_equal_refresh_along_random_games() {
     for game in 0..120 {
         let mut p = if game % 3 == 0 {
             // A handicap start: missing pieces exercise BonaPiece 0.
-            Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1").unwrap()
+            Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
+                .unwrap()
         } else {
             Position::startpos()
         };
@@ -171,18 +185,46 @@ fn deltas_equal_refresh_along_random_games() {
                         apply(list, &d);
                     }
                     let fresh = active_tokens(space, &p, persp);
-                    assert_eq!(sorted(list), sorted(fresh.as_slice()), "{space:?} {persp:?} after {m} in {}", p.to_sfen());
+                    assert_eq!(
+                        sorted(list),
+                        sorted(fresh.as_slice()),
+                        "{space:?} {persp:?} after {m} in {}",
+                        p.to_sfen()
+                    );
                 }
             }
         }
     }
-    assert!(king_refreshes > 100, "king moves under halfkp were exercised: {king_refreshes}");
+    assert!(
+        king_refreshes > 100,
+        "king moves under halfkp were exercised: {king_refreshes}"
+    );
 }
 
 #[test]
 fn native_split_ownership() {
-    assert!(native::is_own(native::board_token(Color::Black, crate::shogi::PieceKind::Dragon, sq("1a"), Color::Black)));
-    assert!(!native::is_own(native::board_token(Color::White, crate::shogi::PieceKind::Pawn, sq("1a"), Color::Black)));
-    assert!(native::is_own(native::hand_token(Color::White, HandKind::Rook, 2, Color::White)));
-    assert!(!native::is_own(native::hand_token(Color::Black, HandKind::Pawn, 1, Color::White)));
+    assert!(native::is_own(native::board_token(
+        Color::Black,
+        crate::shogi::PieceKind::Dragon,
+        sq("1a"),
+        Color::Black
+    )));
+    assert!(!native::is_own(native::board_token(
+        Color::White,
+        crate::shogi::PieceKind::Pawn,
+        sq("1a"),
+        Color::Black
+    )));
+    assert!(native::is_own(native::hand_token(
+        Color::White,
+        HandKind::Rook,
+        2,
+        Color::White
+    )));
+    assert!(!native::is_own(native::hand_token(
+        Color::Black,
+        HandKind::Pawn,
+        1,
+        Color::White
+    )));
 }

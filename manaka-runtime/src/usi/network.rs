@@ -272,7 +272,10 @@ mod tests {
         };
         let (start, best) = value("startpos");
         assert!((0.35..0.65).contains(&start), "start position {start}");
-        assert!(["2g2f", "7g7f"].contains(&best.as_str()), "start position best {best}");
+        assert!(
+            ["2g2f", "7g7f"].contains(&best.as_str()),
+            "start position best {best}"
+        );
         // Black holds White's rook in hand: good for Black, whoever is to move.
         let up = "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1";
         let (black, _) = value(up);
