@@ -89,10 +89,9 @@ fn pack_leaves(
                     slot[own] = t;
                     own += 1;
                 }
-                let mut k = own;
-                for &t in ids.iter().filter(|&&t| !tokens::is_own(shape.features, t)) {
-                    slot[k] = t;
-                    k += 1;
+                let others = ids.iter().filter(|&&t| !tokens::is_own(shape.features, t));
+                for (s, &t) in slot[own..].iter_mut().zip(others) {
+                    *s = t;
                 }
             } else {
                 slot[..ids.len()].copy_from_slice(ids);
