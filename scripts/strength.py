@@ -39,10 +39,20 @@ def summarize(w, d, l):
     s = (w + 0.5 * d) / n
     var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * (0 - s) ** 2) / n
     se = math.sqrt(var / n)
-    return {
+    out = {
         "games": n, "wins": w, "draws": d, "losses": l, "score": s,
-        "elo": elo(s), "elo_low": elo(s - 1.96 * se), "elo_high": elo(s + 1.96 * se),
+        "elo": elo(s),
+        # Where the normal interval leaves [0, 1], that side is unbounded.
+        "elo_low": elo(s - 1.96 * se) if s - 1.96 * se > 0 else -math.inf,
+        "elo_high": elo(s + 1.96 * se) if s + 1.96 * se < 1 else math.inf,
     }
+    # A clean sweep has no spread to estimate: the interval is then Clopper-Pearson's exact
+    # 95% bound for a binomial with every game won (or lost), and the estimate is unbounded.
+    if w == n:
+        out.update(elo=math.inf, elo_low=elo(0.025 ** (1 / n)), elo_high=math.inf)
+    elif l == n:
+        out.update(elo=-math.inf, elo_low=-math.inf, elo_high=elo(1 - 0.025 ** (1 / n)))
+    return out
 
 
 def main():
@@ -107,7 +117,9 @@ def main():
     print(line)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(summary, f, indent=1)
+            # JSON has no infinity: an unbounded Elo is null.
+            json.dump({k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in summary.items()},
+                      f, indent=1)
 
 
 if __name__ == "__main__":

@@ -249,38 +249,51 @@ mod tests {
         assert!(e.contains("/no/such/file.mnw"), "{e}");
     }
 
-    /// The embedded default is a trained network, not random weights: it sees an extra rook
-    /// from either side's point of view, calls the start position roughly even, and its
-    /// policy puts a standard opening move (2g2f, 7g7f) first at the start position.
-    #[test]
-    fn embedded_default_is_trained() {
-        let source = default_weights().unwrap();
-        assert_eq!(source.shape().to_string(), DEFAULT_SHAPE);
-        let net = ReferenceNet::new(source).unwrap();
+    /// Whether a network plays like a trained one: it sees an extra rook from either side's
+    /// point of view, calls the start position roughly even, and its policy puts a standard
+    /// opening move (2g2f, 7g7f) first there. `Err` names the first check that fails.
+    fn looks_trained(source: Arc<dyn TensorSource + Send + Sync>) -> Result<(), String> {
+        let net = ReferenceNet::new(source)?;
         let value = |sfen: &str| {
             let pos = crate::shogi::Position::from_sfen(sfen).unwrap();
             let moves = pos.legal_moves();
             let out = net.evaluate_position(&pos, &moves);
-            let best = moves[out
-                .policy
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.total_cmp(b.1))
-                .unwrap()
-                .0];
-            (crate::eval::win_probability(out.value_logit), best.to_usi())
+            let best = (0..moves.len())
+                .max_by(|&a, &b| out.policy[a].total_cmp(&out.policy[b]))
+                .unwrap();
+            (crate::eval::win_probability(out.value_logit), moves[best].to_usi())
         };
         let (start, best) = value("startpos");
-        assert!((0.35..0.65).contains(&start), "start position {start}");
-        assert!(
-            ["2g2f", "7g7f"].contains(&best.as_str()),
-            "start position best {best}"
-        );
+        if !(0.35..0.65).contains(&start) {
+            return Err(format!("start position win probability {start}"));
+        }
+        if !["2g2f", "7g7f"].contains(&best.as_str()) {
+            return Err(format!("start position best move {best}"));
+        }
         // Black holds White's rook in hand: good for Black, whoever is to move.
         let up = "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b R 1";
         let (black, _) = value(up);
-        assert!(black > 0.75, "Black to move, a rook up: {black}");
+        if black <= 0.75 {
+            return Err(format!("Black to move, a rook up: {black}"));
+        }
         let (white, _) = value(&up.replace(" b R 1", " w R 1"));
-        assert!(white < 0.25, "White to move, a rook down: {white}");
+        if white >= 0.25 {
+            return Err(format!("White to move, a rook down: {white}"));
+        }
+        Ok(())
+    }
+
+    /// The embedded default is a trained network, not random weights — and the checks tell
+    /// the two apart: random weights of the same shape fail them.
+    #[test]
+    fn embedded_default_is_trained() {
+        let source = default_weights().unwrap();
+        assert_eq!(source.shape().to_string(), DEFAULT_SHAPE);
+        looks_trained(source).unwrap();
+        let shape = manaka_shapes::Shape::parse(DEFAULT_SHAPE).unwrap();
+        for seed in 1..=3 {
+            let random = Arc::new(crate::weights::init::random_weights(&shape, seed));
+            assert!(looks_trained(random).is_err(), "random weights (seed {seed}) pass");
+        }
     }
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Makes the embedded default network (manaka-runtime/nets/default.mnw) from nothing:
+# material self-play → fairy-stockfish labels → a first net → its self-play → labels → the
+# default. These are the commands, seeds and settings the shipped net was made with
+# (docs/training.md, "The trained default: recipe"); about 1 h 35 min on 2 cores, 80% of it
+# fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
+# training resume where they stopped, so the script can simply be run again after an
+# interruption.
+#
+#   scripts/train-default.sh [WORK_DIR]        (default: ./default-net)
+#
+# Needs fairy-stockfish (apt install fairy-stockfish) and a release build of manaka
+# (cargo build --release -p manaka-cli), or MANAKA=/path/to/manaka. Bigger machine: raise
+# --threads everywhere, the game counts, the label depth.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+manaka=${MANAKA:-$root/target/release/manaka}
+fairy=${FAIRY:-/usr/games/fairy-stockfish}
+work=${1:-default-net}
+threads=${THREADS:-2}
+shape=pair0_d128_o2_h256_kp
+mkdir -p "$work"
+cd "$work"
+
+step() { echo "== $*" >&2; }
+label() { # label IN OUT DEPTH
+    [ -f "$2" ] || "$manaka" label --engine "$fairy" --depth "$3" --positions "$1" --out "$2" --threads "$threads"
+}
+
+# 1. Self-play with the material evaluator (no network needed): 4,000 and 6,000 games.
+step "material self-play"
+"$manaka" selfplay --weights builtin:material --games 4000 --simulations 32 --max-moves 256 \
+    --seed 11 --threads "$threads" --out sp-material
+"$manaka" selfplay --weights builtin:material --games 6000 --simulations 48 --gumbel-scale 1.5 \
+    --max-moves 256 --seed 23 --threads "$threads" --out sp-material2
+
+# 2. fairy-stockfish labels. The first run's files 1-15 and 16-39 at depth 6 (file 0 unused);
+#    the validation set is the first 20,000 records of the second part (HCPE: 38 bytes each).
+step "labelling the material games"
+[ -f sp15.hcpe3 ] || cat sp-material/selfplay-0000{01..15}.hcpe3 > sp15.hcpe3
+[ -f sp40.hcpe3 ] || cat sp-material/selfplay-0000{16..39}.hcpe3 > sp40.hcpe3
+label sp15.hcpe3 sp15-d6.hcpe 6
+label sp40.hcpe3 sp40-d6.hcpe 6
+[ -f val.hcpe ] || head -c 760000 sp40-d6.hcpe > val.hcpe
+[ -f sp40-train.hcpe ] || tail -c +760001 sp40-d6.hcpe > sp40-train.hcpe
+mkdir -p sp2parts
+files=(sp-material2/selfplay-*.hcpe3)
+for i in 0 1 2 3 4 5; do
+    [ -f sp2parts/in-$i.hcpe3 ] || cat "${files[@]:$((i * 10)):10}" > sp2parts/in-$i.hcpe3
+    label sp2parts/in-$i.hcpe3 sp2parts/d7-$i.hcpe 7
+done
+stage2_data=(sp15-d6.hcpe sp40-train.hcpe sp2parts/d7-{0..5}.hcpe)
+
+# 3. A first network (1.4 M positions, 3 epochs: about 2.5 minutes).
+step "training the stage-2 network"
+[ -f s2b.done ] || {
+    "$manaka" train --shape $shape --data "${stage2_data[@]}" --val val.hcpe --out s2b.mnw \
+        --epochs 3 --lr 5e-3 --lr-decay 0.5 --threads "$threads" --seed 1 --log s2b.jsonl \
+        $([ -f s2b.mnw.state ] && echo --resume)
+    touch s2b.done
+}
+
+# 4. Its own games (4,000), labelled at depth 7; their first 20,000 positions validate too.
+step "self-play with the stage-2 network"
+"$manaka" selfplay --weights s2b.mnw --games 4000 --simulations 32 --max-considered 16 \
+    --gumbel-scale 1.5 --max-moves 256 --seed 31 --threads "$threads" --out sp-s2b
+[ -f sp3.hcpe3 ] || cat sp-s2b/selfplay-*.hcpe3 > sp3.hcpe3
+label sp3.hcpe3 sp3-d7.hcpe 7
+[ -f val3.hcpe ] || head -c 760000 sp3-d7.hcpe > val3.hcpe
+[ -f sp3-train.hcpe ] || tail -c +760001 sp3-d7.hcpe > sp3-train.hcpe
+
+# 5. The default: every position (1.8 M), 6 epochs (about 6 minutes).
+step "training the default network"
+[ -f default.done ] || {
+    "$manaka" train --shape $shape --data "${stage2_data[@]}" sp3-train.hcpe \
+        --val val.hcpe val3.hcpe --out default.mnw --epochs 6 --lr 5e-3 --lr-decay 0.7 \
+        --threads "$threads" --seed 1 --log default.jsonl \
+        $([ -f default.mnw.state ] && echo --resume)
+    touch default.done
+}
+step "done: $work/default.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
