@@ -261,7 +261,10 @@ mod tests {
             let best = (0..moves.len())
                 .max_by(|&a, &b| out.policy[a].total_cmp(&out.policy[b]))
                 .unwrap();
-            (crate::eval::win_probability(out.value_logit), moves[best].to_usi())
+            (
+                crate::eval::win_probability(out.value_logit),
+                moves[best].to_usi(),
+            )
         };
         let (start, best) = value("startpos");
         if !(0.35..0.65).contains(&start) {
@@ -293,7 +296,10 @@ mod tests {
         let shape = manaka_shapes::Shape::parse(DEFAULT_SHAPE).unwrap();
         for seed in 1..=3 {
             let random = Arc::new(crate::weights::init::random_weights(&shape, seed));
-            assert!(looks_trained(random).is_err(), "random weights (seed {seed}) pass");
+            assert!(
+                looks_trained(random).is_err(),
+                "random weights (seed {seed}) pass"
+            );
         }
     }
 }
