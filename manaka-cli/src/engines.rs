@@ -115,6 +115,15 @@ int_engines! {
     pair0_d16_o1_h8_halfkp_nnue,
 }
 
+/// The runtime's hook for `Backend integer`: the integer engine (best integer SIMD level of
+/// this CPU) of a compiled-in `nnue` shape, `None` for other shapes.
+pub fn integer_hook() -> Arc<CompiledHook> {
+    Arc::new(|source: Arc<dyn TensorSource + Send + Sync>| {
+        with_int_engine(source.as_ref(), IntSimd::detect(), FactoryVisitor)
+            .map(|r| r.map_err(|e| e.to_string().into()))
+    })
+}
+
 /// Makes an evaluator factory over the compiled engine (shared by every search thread).
 struct FactoryVisitor;
 

@@ -12,8 +12,11 @@ use anyhow::{Context, Result};
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<()> {
-    manaka_runtime::usi::run_stdio(manaka_runtime::usi::loader_with(
-        crate::engines::compiled_hook(),
-    ))
+    use crate::engines::{compiled_hook, integer_hook};
+    use manaka_runtime::usi::{integer_loader_with, loader_with, run_stdio_with_integer};
+    run_stdio_with_integer(
+        loader_with(compiled_hook()),
+        integer_loader_with(integer_hook(), compiled_hook()),
+    )
     .context("USI input/output failed")
 }

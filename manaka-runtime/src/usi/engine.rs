@@ -89,6 +89,9 @@ pub struct Engine {
     out: Output,
     options: EngineOptions,
     loader: Loader,
+    /// Loads `Backend integer` networks (the integer engines of `nnue` shapes), if this
+    /// engine has any.
+    integer: Option<Loader>,
     net: Option<Net>,
     /// The evaluator and search while no search runs.
     worker: Option<Worker>,
@@ -105,12 +108,19 @@ impl Engine {
             out: output,
             options: EngineOptions::default(),
             loader,
+            integer: None,
             net: None,
             worker: None,
             running: None,
             position: Ok(Position::startpos()),
             nps: Arc::new(Mutex::new(None)),
         }
+    }
+
+    /// Gives `Backend integer` a loader (see [`network::resolve_integer`]).
+    pub fn with_integer_loader(mut self, integer: Loader) -> Engine {
+        self.integer = Some(integer);
+        self
     }
 
     pub fn options(&self) -> &EngineOptions {
@@ -263,7 +273,11 @@ impl Engine {
             .as_ref()
             .is_none_or(|n| n.eval_file != eval_file || n.backend != backend);
         if fresh {
-            let network = match network::resolve_backend(&eval_file, backend, &*self.loader) {
+            let loaded = match (&self.integer, backend) {
+                (Some(integer), Backend::Integer) => integer(&eval_file),
+                _ => network::resolve_backend(&eval_file, backend, &*self.loader),
+            };
+            let network = match loaded {
                 Ok(n) => n,
                 Err(e) => {
                     self.out.info_string(&format!(
@@ -533,4 +547,15 @@ pub fn default_loader() -> Loader {
 /// A loader that prefers compiled engines: [`network::resolve_with`] with `compiled`.
 pub fn loader_with(compiled: Arc<network::CompiledHook>) -> Loader {
     Box::new(move |eval_file| network::resolve_with(eval_file, compiled.as_ref()))
+}
+
+/// The `Backend integer` loader: [`network::resolve_integer`] with `integer`'s engines, and
+/// `compiled`'s for shapes without one.
+pub fn integer_loader_with(
+    integer: Arc<network::CompiledHook>,
+    compiled: Arc<network::CompiledHook>,
+) -> Loader {
+    Box::new(move |eval_file| {
+        network::resolve_integer(eval_file, integer.as_ref(), compiled.as_ref())
+    })
 }

@@ -27,10 +27,11 @@ pub mod time;
 #[cfg(test)]
 mod tests;
 
-pub use engine::{Engine, Loader, default_loader, loader_with};
+pub use engine::{Engine, Loader, default_loader, integer_loader_with, loader_with};
 pub use info::Output;
 pub use network::{
-    CompiledHook, LoadError, LoadedNetwork, load_network, resolve_backend, resolve_with,
+    CompiledHook, LoadError, LoadedNetwork, load_network, resolve_backend, resolve_integer,
+    resolve_with,
 };
 pub use options::{Backend, EngineOptions};
 
@@ -38,12 +39,22 @@ use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex};
 
 /// Runs the protocol until `quit` or the end of `input`, writing to `output`.
-pub fn run(
-    mut input: impl BufRead,
-    output: Box<dyn Write + Send>,
-    loader: Loader,
-) -> io::Result<()> {
-    let mut engine = Engine::new(Output::new(output), loader);
+pub fn run(input: impl BufRead, output: Box<dyn Write + Send>, loader: Loader) -> io::Result<()> {
+    run_engine(input, Engine::new(Output::new(output), loader))
+}
+
+/// Runs the protocol with stdin and stdout, with a loader for `Backend integer` too
+/// (`manaka usi`).
+pub fn run_stdio_with_integer(loader: Loader, integer: Loader) -> io::Result<()> {
+    let output = Output::new(Box::new(io::stdout()));
+    run_engine(
+        io::stdin().lock(),
+        Engine::new(output, loader).with_integer_loader(integer),
+    )
+}
+
+/// Runs `engine` until `quit` or the end of `input`.
+pub fn run_engine(mut input: impl BufRead, mut engine: Engine) -> io::Result<()> {
     let mut buf = Vec::new();
     loop {
         buf.clear();

@@ -76,6 +76,38 @@ pub fn resolve_with(eval_file: &str, compiled: &CompiledHook) -> Result<LoadedNe
     }
 }
 
+/// Loads the network for an `EvalFile` value with `integer`'s engine for its shape (the
+/// integer engines of `nnue` shapes); a shape without one runs `compiled`'s float engine (or
+/// the reference evaluator), and the description says so.
+pub fn resolve_integer(
+    eval_file: &str,
+    integer: &CompiledHook,
+    compiled: &CompiledHook,
+) -> Result<LoadedNetwork, LoadError> {
+    let path = match eval_file.trim() {
+        "" | "<empty>" => None,
+        BUILTIN_MATERIAL => return resolve_with(eval_file, compiled),
+        path => Some(Path::new(path)),
+    };
+    let (source, origin) = weights_source(path)?;
+    let shape = source.shape().to_string();
+    if let Some(factory) = integer(source.clone()) {
+        let factory = factory?;
+        let description = format!("{origin}, {}", factory.name());
+        return Ok(LoadedNetwork {
+            factory,
+            description,
+        });
+    }
+    let mut network = load_network(path, compiled)?;
+    network.description = format!(
+        "Backend integer: shape {shape} has no integer engine (only compiled-in nnue shapes \
+         have one); running the float engine. {}",
+        network.description
+    );
+    Ok(network)
+}
+
 /// Loads the network for `eval_file` on `backend`: `cpu` is the CPU loader (e.g. the
 /// engine's [`resolve_with`]); with [`Backend::Cuda`] the weights go to the GPU, and when
 /// CUDA cannot run them the CPU network is returned with the reason in its description
@@ -86,6 +118,15 @@ pub fn resolve_backend(
     backend: Backend,
     cpu: &dyn Fn(&str) -> Result<LoadedNetwork, LoadError>,
 ) -> Result<LoadedNetwork, LoadError> {
+    if backend == Backend::Integer {
+        let mut network = cpu(eval_file)?;
+        network.description = format!(
+            "Backend integer unavailable: this engine has no integer engines; running the \
+             float engine. {}",
+            network.description
+        );
+        return Ok(network);
+    }
     if backend == Backend::Cpu {
         return cpu(eval_file);
     }

@@ -12,6 +12,10 @@ pub enum Backend {
     Cpu,
     /// The CUDA batch evaluator; the CPU runs instead, saying why, when CUDA cannot.
     Cuda,
+    /// The integer engine of an `nnue` shape on the CPU: YaneuraOu's arithmetic exactly, so
+    /// an imported nn.bin evaluates as YaneuraOu does (docs/nnue.md). Other shapes, and
+    /// binaries without integer engines, run the CPU engine and say why.
+    Integer,
 }
 
 impl Backend {
@@ -19,6 +23,7 @@ impl Backend {
         match self {
             Backend::Cpu => "cpu",
             Backend::Cuda => "cuda",
+            Backend::Integer => "integer",
         }
     }
 }
@@ -92,7 +97,7 @@ impl EngineOptions {
         vec![
             "option name EvalFile type string default <empty>".to_string(),
             format!(
-                "option name Backend type combo default {} var cpu var cuda",
+                "option name Backend type combo default {} var cpu var cuda var integer",
                 d.backend.name()
             ),
             format!(
@@ -167,7 +172,12 @@ impl EngineOptions {
                 self.backend = match value {
                     v if v.eq_ignore_ascii_case("cpu") => Backend::Cpu,
                     v if v.eq_ignore_ascii_case("cuda") => Backend::Cuda,
-                    _ => return Err(format!("{name} must be cpu or cuda, not '{value}'")),
+                    v if v.eq_ignore_ascii_case("integer") => Backend::Integer,
+                    _ => {
+                        return Err(format!(
+                            "{name} must be cpu, cuda or integer, not '{value}'"
+                        ));
+                    }
                 }
             }
             "simulations" => self.simulations = spin(name, value, 0, 100_000_000)? as u32,
@@ -303,7 +313,13 @@ mod tests {
                 .contains("unknown option")
         );
         assert!(o.set("EnteringKingRule", "x").is_err());
-        assert!(o.set("Backend", "tpu").unwrap_err().contains("cpu or cuda"));
+        assert!(
+            o.set("Backend", "tpu")
+                .unwrap_err()
+                .contains("cpu, cuda or integer")
+        );
+        o.set("Backend", "integer").unwrap();
+        assert_eq!(o.backend, Backend::Integer);
         o.set("backend", "CUDA").unwrap();
         assert_eq!(o.backend, Backend::Cuda);
         o.set("usi_hash", "64").unwrap();

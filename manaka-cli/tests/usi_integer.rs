@@ -1,0 +1,139 @@
+//! `Backend integer` in `manaka usi`: an `nnue` shape plays on its integer engine —
+//! YaneuraOu's arithmetic — and the engine's root value is the one `manaka eval --backend
+//! integer` computes; a shape without an integer engine plays on the float engine and the
+//! `info string` says so.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn manaka() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_manaka"))
+}
+
+/// Runs a USI session: sends `commands`, then waits for `bestmove` before sending `quit`.
+fn session(commands: &[String]) -> Vec<String> {
+    let mut child = manaka()
+        .arg("usi")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for c in commands {
+        writeln!(stdin, "{c}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("bestmove");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    writeln!(stdin, "quit").unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    lines
+}
+
+fn field(line: &str, name: &str) -> f64 {
+    let mut words = line.split_whitespace();
+    words.find(|w| *w == name).unwrap();
+    words.next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("usi-integer");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("nnue.mnw");
+    let _ = std::fs::remove_file(&file);
+    let ok = manaka()
+        .args([
+            "weights",
+            "init",
+            "--shape",
+            "pair0_d16_o1_h8_halfkp_nnue",
+            "--seed",
+            "5",
+            "-o",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let moves = ["7g7f", "3c3d", "8h2b+", "3a2b"];
+
+    let lines = session(&[
+        "usi".into(),
+        format!("setoption name EvalFile value {}", file.display()),
+        "setoption name Backend value integer".into(),
+        "isready".into(),
+        format!("position startpos moves {}", moves.join(" ")),
+        "go nodes 1".into(),
+    ]);
+    let text = lines.join("\n");
+    assert!(
+        text.contains("option name Backend type combo default cpu var cpu var cuda var integer"),
+        "{text}"
+    );
+    let loaded = lines
+        .iter()
+        .find(|l| l.starts_with("info string EvalFile "))
+        .expect("a network description");
+    assert!(loaded.contains("(integer, "), "{loaded}");
+    // v_hat is the network's value at the root, 2σ(ℓ) − 1, printed to four decimals.
+    let root = lines
+        .iter()
+        .find(|l| l.contains(" v_hat "))
+        .expect("a value line");
+    let v_hat = field(root, "v_hat");
+
+    let out = manaka()
+        .args(["eval", "--backend", "integer", "--json", "--weights"])
+        .arg(&file)
+        .arg("--moves")
+        .args(moves)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want = 2.0 * json["win_prob"].as_f64().unwrap() - 1.0;
+    assert!(
+        (v_hat - want).abs() <= 0.00005 + 1e-9,
+        "USI v_hat {v_hat}, eval {want}"
+    );
+    assert!(lines.last().unwrap().starts_with("bestmove "));
+
+    // The embedded default is not an nnue shape: the float engine plays, saying why.
+    let lines = session(&[
+        "usi".into(),
+        "setoption name Backend value integer".into(),
+        "isready".into(),
+        "position startpos".into(),
+        "go nodes 1".into(),
+    ]);
+    let loaded = lines
+        .iter()
+        .find(|l| l.contains("EvalFile not set"))
+        .expect("a description");
+    assert!(
+        loaded.starts_with(
+            "info string Backend integer: shape pair0_d128_o2_h256_kp has no integer engine"
+        ),
+        "{loaded}"
+    );
+    assert!(lines.last().unwrap().starts_with("bestmove "));
+}
