@@ -2,27 +2,11 @@
 //! probability and summing to one, compiled and reference backends agreeing, moves played
 //! incrementally giving the same result as the SFEN they lead to, and refused input.
 
-use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn manaka(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_manaka"))
-        .args(args)
-        .output()
-        .expect("run manaka")
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = manaka(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
-}
+mod common;
+use common::{json, manaka};
 
 /// A small weight file made with `manaka weights init`, in a per-test directory.
 fn weights(shape: &str, tag: &str) -> PathBuf {

@@ -3,56 +3,8 @@
 //! stderr, nothing on stdout). Expected numbers are the published perft counts and positions
 //! worked out by hand, not output captured from the program.
 
-use serde_json::Value;
-use std::process::{Command, Output};
-
-fn manaka(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_manaka"))
-        .args(args)
-        .output()
-        .expect("run manaka")
-}
-
-/// Runs a command that must succeed and print one JSON object.
-fn json(args: &[&str]) -> Value {
-    let out = manaka(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(
-        text.trim().lines().count(),
-        1,
-        "{args:?}: one JSON line expected, got {text:?}"
-    );
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}: {text}"))
-}
-
-/// Runs a command that must be refused: status 2, one line on stderr, empty stdout.
-fn refused(args: &[&str]) -> String {
-    let out = manaka(args);
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{args:?}: status {:?}, stderr {stderr:?}",
-        out.status
-    );
-    assert_eq!(
-        stderr.lines().count(),
-        1,
-        "{args:?}: stderr must be one line: {stderr:?}"
-    );
-    assert!(!stderr.trim().is_empty());
-    assert!(
-        out.stdout.is_empty(),
-        "{args:?}: stdout {:?}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    stderr
-}
+mod common;
+use common::{json, manaka, refused};
 
 #[test]
 fn perft_json_reports_nodes_seconds_and_nps() {

@@ -9,24 +9,10 @@ use manaka_runtime::shogi::Position;
 use manaka_runtime::train::{self, trainer::load_model};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn manaka(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_manaka"))
-        .args(args)
-        .output()
-        .expect("run manaka")
-}
-
-fn ok(args: &[&str]) -> Output {
-    let out = manaka(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+mod common;
+use common::{manaka, ok};
 
 fn dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("manaka-cli-train-{}-{tag}", std::process::id()));

@@ -3,60 +3,10 @@
 //! stderr, nothing on stdout). Expected numbers come from SPEC §2 and §7, not from the program.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn manaka(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_manaka"))
-        .args(args)
-        .output()
-        .expect("run manaka")
-}
-
-/// Runs a command that must succeed and print one JSON object.
-fn json(args: &[&str]) -> Value {
-    let out = manaka(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.trim().lines().count(), 1, "{args:?}: {text:?}");
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{args:?}: {e}: {text}"))
-}
-
-/// Runs a command that must be refused: status 2, one line on stderr, empty stdout.
-fn refused(args: &[&str]) -> String {
-    let out = manaka(args);
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {stderr:?}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr:?}");
-    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-    stderr
-}
-
-/// A scratch directory removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("manaka-cli-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::{Scratch, json, manaka, refused};
 
 fn keys(v: &Value) -> Vec<&str> {
     v.as_object().unwrap().keys().map(String::as_str).collect()
