@@ -59,6 +59,10 @@ pub type CompiledHook = dyn Fn(Arc<dyn TensorSource + Send + Sync>) -> Option<Re
     + Send
     + Sync;
 
+/// A [`CompiledHook`] borrowed for one load (it may borrow local state).
+pub type Hook<'a> = dyn Fn(Arc<dyn TensorSource + Send + Sync>) -> Option<Result<Arc<dyn EvaluatorFactory>, LoadError>>
+    + 'a;
+
 /// Loads the network for an `EvalFile` value with the reference evaluator only: empty (or
 /// `<empty>`) for the embedded default, [`BUILTIN_MATERIAL`], or a weight-file path.
 pub fn resolve(eval_file: &str) -> Result<LoadedNetwork, LoadError> {
@@ -66,7 +70,7 @@ pub fn resolve(eval_file: &str) -> Result<LoadedNetwork, LoadError> {
 }
 
 /// As [`resolve`], preferring a compiled engine from `compiled` for the file's shape.
-pub fn resolve_with(eval_file: &str, compiled: &CompiledHook) -> Result<LoadedNetwork, LoadError> {
+pub fn resolve_with(eval_file: &str, compiled: &Hook<'_>) -> Result<LoadedNetwork, LoadError> {
     match eval_file.trim() {
         "" | "<empty>" => load_network(None, compiled),
         BUILTIN_MATERIAL => Ok(material(
@@ -84,27 +88,22 @@ pub fn resolve_integer(
     integer: &CompiledHook,
     compiled: &CompiledHook,
 ) -> Result<LoadedNetwork, LoadError> {
-    let path = match eval_file.trim() {
-        "" | "<empty>" => None,
-        BUILTIN_MATERIAL => return resolve_with(eval_file, compiled),
-        path => Some(Path::new(path)),
+    // One load: the integer hook first, the float engine for shapes it does not have.
+    let float_shape = OnceLock::new();
+    let hook = |source: Arc<dyn TensorSource + Send + Sync>| {
+        integer(source.clone()).or_else(|| {
+            let _ = float_shape.set(source.shape().to_string());
+            compiled(source)
+        })
     };
-    let (source, origin) = weights_source(path)?;
-    let shape = source.shape().to_string();
-    if let Some(factory) = integer(source.clone()) {
-        let factory = factory?;
-        let description = format!("{origin}, {}", factory.name());
-        return Ok(LoadedNetwork {
-            factory,
-            description,
-        });
+    let mut network = resolve_with(eval_file, &hook)?;
+    if let Some(shape) = float_shape.get() {
+        network.description = format!(
+            "Backend integer: shape {shape} has no integer engine (only compiled-in nnue \
+             shapes have one); running the float engine. {}",
+            network.description
+        );
     }
-    let mut network = load_network(path, compiled)?;
-    network.description = format!(
-        "Backend integer: shape {shape} has no integer engine (only compiled-in nnue shapes \
-         have one); running the float engine. {}",
-        network.description
-    );
     Ok(network)
 }
 
@@ -202,7 +201,7 @@ fn weights_source(
 /// Loads a weight file, or the embedded default network when `eval_file` is `None`.
 pub fn load_network(
     eval_file: Option<&Path>,
-    compiled: &CompiledHook,
+    compiled: &Hook<'_>,
 ) -> Result<LoadedNetwork, LoadError> {
     let (source, origin) = weights_source(eval_file)?;
     let shape = source.shape().to_string();
