@@ -141,14 +141,17 @@ fn open(path: &Path, expected: Option<&Shape>) -> Result<WeightFile> {
     file.with_context(|| format!("`{}` refused", path.display()))
 }
 
+/// An output file is replaced only with --force.
+fn refuse_existing(path: &Path, force: bool) -> Result<()> {
+    if path.exists() && !force {
+        bail!("`{}` exists; pass --force to replace it", path.display());
+    }
+    Ok(())
+}
+
 fn init_file(args: InitArgs) -> Result<()> {
     let shape = parse_shape(&args.shape)?;
-    if args.output.exists() && !args.force {
-        bail!(
-            "`{}` exists; pass --force to replace it",
-            args.output.display()
-        );
-    }
+    refuse_existing(&args.output, args.force)?;
     let start = Instant::now();
     let bar = progress_bar(shape.bytes(), "writing");
     let written = init::write_random(&args.output, &shape, args.seed, &mut |done, _| {

@@ -1,10 +1,10 @@
 //! `manaka weights export-nnue` / `import-nnue`: YaneuraOu's nn.bin both ways (docs/nnue.md).
 
 use super::super::shape::{group, human};
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use manaka_runtime::nnue;
 use manaka_runtime::weights::{self, TensorSource, WeightFile};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Write an NNUE network as YaneuraOu's nn.bin.
 ///
@@ -64,13 +64,6 @@ pub struct ImportArgs {
     json: bool,
 }
 
-fn refuse_existing(path: &Path, force: bool) -> Result<()> {
-    if path.exists() && !force {
-        bail!("`{}` exists; pass --force to replace it", path.display());
-    }
-    Ok(())
-}
-
 pub fn export(args: ExportArgs) -> Result<()> {
     let file = WeightFile::open(&args.file)
         .with_context(|| format!("`{}` refused", args.file.display()))?;
@@ -79,7 +72,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
     nnue::Architecture::of_shape(&shape).map_err(|reason| {
         anyhow::anyhow!("shape {shape} cannot be exported to YaneuraOu's NNUE: {reason}")
     })?;
-    refuse_existing(&args.output, args.force)?;
+    super::refuse_existing(&args.output, args.force)?;
     let report = nnue::export(&file, &args.output)
         .with_context(|| format!("cannot export `{}`", args.file.display()))?;
     let arch = report.architecture;
@@ -127,7 +120,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
 }
 
 pub fn import(args: ImportArgs) -> Result<()> {
-    refuse_existing(&args.output, args.force)?;
+    super::refuse_existing(&args.output, args.force)?;
     let imported =
         nnue::import(&args.file).with_context(|| format!("`{}` refused", args.file.display()))?;
     let arch = imported.file.architecture;
