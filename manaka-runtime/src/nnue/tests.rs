@@ -21,6 +21,7 @@ use super::quant::{
     FT_SCALE, HIDDEN_BIAS_SCALE, HIDDEN_WEIGHT_SCALE, OUTPUT_BIAS_SCALE, OUTPUT_WEIGHT_SCALE,
 };
 use super::*;
+use crate::data::random::SplitMix64;
 use crate::eval::Leaf;
 use crate::network::Network;
 use crate::reference::ReferenceNet;
@@ -31,17 +32,9 @@ use manaka_kernels::cpu::int::IntSimd;
 use manaka_shapes::Shape;
 use std::sync::{Arc, OnceLock};
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+/// Uniform in `0..n`, from the data module's seeded generator.
+fn below(rng: &mut SplitMix64, n: usize) -> usize {
+    rng.below(n as u64) as usize
 }
 
 const HALFKP: &str = "pair0_d256_o1_h32_h232_halfkp_nnue";
@@ -252,12 +245,14 @@ fn padding_is_written_as_zeros_and_dropped_on_read() {
     // stand-in with the same layers keeps the test fast: build the integers by hand.
     let shape = Shape::parse("pair0_d1024_o1_h8_h232_halfkp_nnue").unwrap();
     let arch = Architecture::of_shape(&shape).unwrap();
-    let mut rng = Rng(3);
+    let mut rng = SplitMix64::new(3);
     let mut layer = |inputs: usize, outputs: usize| quant::IntLayer {
         inputs,
         outputs,
-        biases: (0..outputs).map(|_| rng.next() as i32 >> 12).collect(),
-        weights: (0..inputs * outputs).map(|_| rng.next() as i8).collect(),
+        biases: (0..outputs).map(|_| rng.next_u64() as i32 >> 12).collect(),
+        weights: (0..inputs * outputs)
+            .map(|_| rng.next_u64() as i8)
+            .collect(),
     };
     let hidden = vec![layer(2048, 8), layer(8, 32)];
     let output = layer(32, 1);
@@ -475,7 +470,7 @@ fn imported_floats_are_within_quantisation_error() {
         );
     }
     let reference = ReferenceNet::new(imported.clone()).unwrap();
-    let mut rng = Rng(17);
+    let mut rng = SplitMix64::new(17);
     let (mut worst_cp, mut worst_bound_cp, mut count) = (0.0f64, 0.0f64, 0);
     for _ in 0..6 {
         let mut pos = Position::startpos();
@@ -501,7 +496,7 @@ fn imported_floats_are_within_quantisation_error() {
             worst_cp = worst_cp.max(600.0 * (l - l_hat).abs());
             worst_bound_cp = worst_bound_cp.max(600.0 * bound);
             count += 1;
-            pos.do_move(moves[rng.below(moves.len())]);
+            pos.do_move(moves[below(&mut rng, moves.len())]);
         }
     }
     eprintln!(
@@ -561,7 +556,7 @@ fn check_games<N, const D: usize>(
     N: IntForward<D>,
 {
     let levels: Vec<N> = IntSimd::available().into_iter().map(&make).collect();
-    let mut rng = Rng(0x5eed ^ games as u64);
+    let mut rng = SplitMix64::new(0x5eed ^ games as u64);
     for g in 0..games {
         let mut pos = Position::from_sfen(starts[g % starts.len()]).unwrap();
         let mut states: Vec<IntState<D>> = levels.iter().map(|n| n.new_state(&pos)).collect();
@@ -591,7 +586,7 @@ fn check_games<N, const D: usize>(
             if moves.is_empty() {
                 break;
             }
-            let m = moves[rng.below(moves.len())];
+            let m = moves[below(&mut rng, moves.len())];
             let effect = pos.do_move(m);
             for (net, state) in levels.iter().zip(states.iter_mut()) {
                 net.update(state, &effect, &pos);
@@ -724,7 +719,7 @@ fn integer_engine_on_an_imported_file_is_the_files_arithmetic() {
     let net =
         IntNet::<256, 512, 32, 32, 32>::with_simd(HALFKP, &imported.weights, IntSimd::detect())
             .unwrap();
-    let mut rng = Rng(23);
+    let mut rng = SplitMix64::new(23);
     let mut pos = Position::startpos();
     let mut worst = 0.0f64;
     for _ in 0..150 {
@@ -769,7 +764,7 @@ fn integer_engine_on_an_imported_file_is_the_files_arithmetic() {
         );
         assert_eq!(acts.len(), 3);
         worst = worst.max(600.0 * diff);
-        pos.do_move(moves[rng.below(moves.len())]);
+        pos.do_move(moves[below(&mut rng, moves.len())]);
     }
     eprintln!("integer vs float on the imported net: max |Δcp| {worst:.2}");
 }
@@ -988,16 +983,16 @@ fn no_input_panics() {
     let f = fixture(KP);
     let b = &f.bytes;
     let ft = 12 + u32_at(b, 8) as usize;
-    let mut rng = Rng(99);
+    let mut rng = SplitMix64::new(99);
     for i in 0..400 {
         let mut v = b.clone();
         let hot = [0, 4, 8, ft, b.len() - 200];
-        for _ in 0..1 + rng.below(3) {
-            let at = (hot[rng.below(hot.len())] + rng.below(16)).min(v.len() - 1);
-            v[at] = rng.next() as u8;
+        for _ in 0..1 + below(&mut rng, 3) {
+            let at = (hot[below(&mut rng, hot.len())] + below(&mut rng, 16)).min(v.len() - 1);
+            v[at] = rng.next_u64() as u8;
         }
         let cut = if i % 3 == 0 {
-            rng.below(v.len())
+            below(&mut rng, v.len())
         } else {
             v.len()
         };
