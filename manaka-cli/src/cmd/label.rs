@@ -143,8 +143,12 @@ pub fn run(args: Args) -> Result<()> {
         "engine": args.engine,
         "options": args.options,
     });
-    let mut journal = Journal::open(&args.out, settings)?;
-    let resumed = journal.done;
+    let record_size = match args.format {
+        OutFormat::Hcpe => HcpeRecord::SIZE,
+        OutFormat::Psv => PsvRecord::SIZE,
+    };
+    let mut journal = Journal::open(&args.out, record_size, settings)?;
+    let resumed = journal.done();
     if resumed > 0 {
         eprintln!(
             "label: resuming at position {resumed}/{total} from {}",
@@ -214,7 +218,7 @@ pub fn run(args: Args) -> Result<()> {
                 break;
             }
             std::thread::sleep(Duration::from_millis(50));
-            if saved.elapsed() >= SAVE_EVERY || d >= journal.done + SAVE_RECORDS {
+            if saved.elapsed() >= SAVE_EVERY || d >= journal.done() + SAVE_RECORDS {
                 saved = Instant::now();
                 if let Err(e) = journal.save(&results) {
                     abort.store(true, Ordering::Relaxed);
@@ -240,14 +244,14 @@ pub fn run(args: Args) -> Result<()> {
         if std::io::stderr().is_terminal() {
             eprintln!();
         }
-        if journal.done == 0 {
+        if journal.done() == 0 {
             // Nothing to keep: leave no journal behind.
             let _ = std::fs::remove_file(&journal.data);
             let _ = std::fs::remove_file(&journal.meta);
         } else {
             eprintln!(
                 "label: {} of {total} positions kept in {}; run the same command again to resume",
-                journal.done,
+                journal.done(),
                 journal.data.display()
             );
         }
@@ -258,7 +262,7 @@ pub fn run(args: Args) -> Result<()> {
         engine_name = n.clone();
     }
 
-    if journal.done < total {
+    if journal.done() < total {
         bail!("internal error: a position was not labelled");
     }
     let (written, skipped) = (journal.records, journal.skipped);
@@ -283,21 +287,29 @@ const SAVE_RECORDS: usize = 4096;
 /// `0..done` in input order, `OUT.partial.json` says how far that is and with which settings
 /// (positions file, limit, format, engine), so only the same command resumes it. The data is
 /// appended and synced before the JSON is replaced (atomically), and a resume first cuts the
-/// data back to the length the JSON records: a crash between the two loses nothing twice.
+/// data back to the records the JSON counts: a crash between the two loses nothing twice.
 struct Journal {
     data: PathBuf,
     meta: PathBuf,
     out: PathBuf,
     settings: serde_json::Value,
-    /// Input positions done (labelled or skipped), a prefix of the input.
-    done: usize,
+    /// Bytes per record of the output format.
+    record_size: u64,
     records: usize,
     skipped: usize,
-    bytes: u64,
 }
 
 impl Journal {
-    fn open(out: &Path, settings: serde_json::Value) -> Result<Journal> {
+    /// Input positions done (labelled or skipped), a prefix of the input.
+    fn done(&self) -> usize {
+        self.records + self.skipped
+    }
+
+    fn bytes(&self) -> u64 {
+        self.records as u64 * self.record_size
+    }
+
+    fn open(out: &Path, record_size: usize, settings: serde_json::Value) -> Result<Journal> {
         let name = out
             .file_name()
             .ok_or_else(|| anyhow!("--out {} is not a file name", out.display()))?
@@ -310,10 +322,9 @@ impl Journal {
             meta,
             out: out.to_path_buf(),
             settings,
-            done: 0,
+            record_size: record_size as u64,
             records: 0,
             skipped: 0,
-            bytes: 0,
         };
         match std::fs::read_to_string(&journal.meta) {
             Ok(text) => {
@@ -338,32 +349,23 @@ impl Journal {
                         .and_then(|v| v.as_u64())
                         .ok_or_else(|| anyhow!("{} has no number '{k}'", journal.meta.display()))
                 };
-                (
-                    journal.done,
-                    journal.records,
-                    journal.skipped,
-                    journal.bytes,
-                ) = (
-                    field("done")? as usize,
-                    field("records")? as usize,
-                    field("skipped")? as usize,
-                    field("bytes")?,
-                );
+                journal.records = field("records")? as usize;
+                journal.skipped = field("skipped")? as usize;
                 let file = OpenOptions::new()
                     .write(true)
                     .open(&journal.data)
                     .with_context(|| format!("opening {}", journal.data.display()))?;
                 let len = file.metadata()?.len();
-                if len < journal.bytes {
+                if len < journal.bytes() {
                     bail!(
                         "{} is shorter ({len} bytes) than {} records ({} bytes); delete both \
                          partial files to start over",
                         journal.data.display(),
                         journal.meta.display(),
-                        journal.bytes
+                        journal.bytes()
                     );
                 }
-                file.set_len(journal.bytes)?;
+                file.set_len(journal.bytes())?;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 File::create(&journal.data)
@@ -382,7 +384,7 @@ impl Journal {
             let mut results = results
                 .lock()
                 .map_err(|_| anyhow!("a labelling thread panicked"))?;
-            while let Some(slot) = results.get_mut(self.done + records + skipped) {
+            while let Some(slot) = results.get_mut(self.done() + records + skipped) {
                 match slot.take() {
                     Some(Labelled::Hcpe(h)) => h.write_bytes(&mut bytes),
                     Some(Labelled::Psv(p)) => p.write_bytes(&mut bytes),
@@ -405,16 +407,12 @@ impl Journal {
             .with_context(context)?;
         file.write_all(&bytes).with_context(context)?;
         file.sync_data().with_context(context)?;
-        self.done += records + skipped;
         self.records += records;
         self.skipped += skipped;
-        self.bytes += bytes.len() as u64;
         let state = serde_json::json!({
             "settings": self.settings,
-            "done": self.done,
             "records": self.records,
             "skipped": self.skipped,
-            "bytes": self.bytes,
         });
         write_atomic(&self.meta, state.to_string().as_bytes())
             .with_context(|| format!("writing {}", self.meta.display()))
