@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result, anyhow};
 use manaka_runtime::search::{
-    GumbelSearch, Outcome, RootNoise, SearchConfig, SearchLimits, SearchResult,
+    GumbelSearch, Outcome, Proof, RootNoise, SearchConfig, SearchLimits, SearchResult,
 };
 use manaka_runtime::usi::network;
 
@@ -91,6 +91,14 @@ fn bestmove(r: &SearchResult) -> String {
     }
 }
 
+fn proof_name(p: Proof) -> &'static str {
+    match p {
+        Proof::Win { .. } => "win",
+        Proof::Loss { .. } => "loss",
+        Proof::Draw => "draw",
+    }
+}
+
 fn outcome_name(o: Outcome) -> &'static str {
     match o {
         Outcome::Searched => "searched",
@@ -127,9 +135,15 @@ fn to_json(sfen: &str, network: &str, r: &SearchResult, top: usize) -> serde_jso
         "root_value": r.root_value,
         "root_v_hat": r.root_v_hat,
         "score_cp": r.score_cp(),
+        "mate": r.mate_plies(),
+        "proven": r.proof.map(proof_name),
         "simulations": r.stats.simulations,
         "evaluations": r.stats.evaluations,
         "nodes": r.stats.nodes,
+        "new_nodes": r.stats.new_nodes,
+        "growth": r.growth(),
+        "proven_hits": r.stats.proven_hits,
+        "capped_hits": r.stats.capped_hits,
         "max_depth": r.stats.max_depth,
         "elapsed_ms": r.elapsed.as_secs_f64() * 1000.0,
         "nps": r.nps(),
@@ -144,17 +158,26 @@ fn print_text(sfen: &str, network: &str, r: &SearchResult, top: usize) {
     println!("bestmove   {} ({})", bestmove(r), outcome_name(r.outcome));
     let pv: Vec<String> = r.pv.iter().map(|m| m.to_usi()).collect();
     println!("pv         {}", pv.join(" "));
+    let score = match r.mate_plies() {
+        Some(n) => format!("score mate {n}"),
+        None => format!("score cp {}", r.score_cp()),
+    };
     println!(
-        "value      {:+.4} (score cp {}), network's own {:+.4}",
+        "value      {:+.4} ({score}{}), network's own {:+.4}",
         r.root_value,
-        r.score_cp(),
+        if r.proof == Some(Proof::Draw) {
+            ", proven draw"
+        } else {
+            ""
+        },
         r.root_v_hat
     );
     println!(
-        "search     {} simulations, {} evaluations, {} nodes, depth {}, {:.1} ms, {:.0} nps, {:.0} bytes/node",
+        "search     {} simulations, {} evaluations, {} nodes ({:.3} new per simulation), depth {}, {:.1} ms, {:.0} nps, {:.0} bytes/node",
         r.stats.simulations,
         r.stats.evaluations,
         r.stats.nodes,
+        r.growth(),
         r.stats.max_depth,
         r.elapsed.as_secs_f64() * 1000.0,
         r.nps(),

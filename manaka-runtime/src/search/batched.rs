@@ -52,16 +52,20 @@ pub(crate) fn run(
     let mut requests: Vec<Request> = Vec::with_capacity(width);
     let (mut path, mut played, mut out) = (Vec::new(), Vec::new(), Vec::with_capacity(width));
     let mut tree_full = false;
-    while !tree_full && !control.should_stop(state.stats.simulations, 0, budget) {
+    while !tree_full
+        && !state.root_done()
+        && !control.should_stop(state.stats.simulations, 0, budget)
+    {
         requests.clear();
         let mut in_flight = 0u64;
         for _ in 0..width {
-            if control.should_stop(state.stats.simulations, in_flight, budget) {
+            if state.root_done() || control.should_stop(state.stats.simulations, in_flight, budget)
+            {
                 break;
             }
             match state.descend(&mut path, &mut played) {
                 DescentEnd::Known(v) => {
-                    state.tree.backup(&path, v, false);
+                    state.back_up(&path, v, false);
                     state.stats.simulations += 1;
                 }
                 DescentEnd::Evaluate { node, moves } => {
@@ -127,7 +131,7 @@ pub(crate) fn run(
                 // One evaluation, however many nodes share the position.
                 state.stats.evaluations -= r.nodes.len() as u64 - 1;
                 for p in &r.paths {
-                    state.tree.backup(p, value, true);
+                    state.back_up(p, value, true);
                     state.stats.simulations += 1;
                 }
             }

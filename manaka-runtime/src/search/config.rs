@@ -43,12 +43,21 @@ pub struct SearchConfig {
     /// Depth cap in plies below the root (a memory/time safety cap, as in the seed; at the
     /// cap a node's network value is backed up again, as mctx does at `max_depth`).
     pub max_depth: u16,
+    /// mctx's depth cap: a node at `max_depth` takes every descent its parent sends and backs
+    /// up its value again (for parity tests). Off by default: a visited leaf at the cap
+    /// takes no more descents, which go to its untried siblings instead, so long searches
+    /// keep growing (docs/search.md, "Growth").
+    pub cap_revisits: bool,
     /// How far back (plies) repetition is looked for, through the game history the root
     /// position carries and the path in the tree.
     pub repetition_plies: usize,
     /// The declaration rule under which a side to move that may declare wins (at the root:
     /// the search answers "declare"; in the tree: a won node). `None` ignores declarations.
     pub entering_king: Option<EnteringKingRule>,
+    /// A short mate search at every new node (plies of the longest mate looked for: 0 off,
+    /// 1, 3…; dlshogi looks for mates in 3 at its leaves): a node whose side to move mates
+    /// is proven won without asking the evaluator.
+    pub leaf_mate_plies: u32,
     /// No search: the move with the best `gumbel + logit` from one evaluation.
     pub policy_only: bool,
     /// Evaluations kept in the transposition cache (0 disables it).
@@ -66,8 +75,10 @@ impl Default for SearchConfig {
             batch_size: 1,
             virtual_loss: 1,
             max_depth: 128,
+            cap_revisits: false,
             repetition_plies: 32,
             entering_king: Some(EnteringKingRule::Csa27),
+            leaf_mate_plies: 1,
             policy_only: false,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,

@@ -14,6 +14,7 @@ use super::cache::EvalCache;
 use super::config::SearchConfig;
 use super::gumbel::{self, QTransform};
 use super::halving::SequentialHalving;
+use super::proof::{self, Proof};
 use super::tree::{NO_NODE, NodeId, NodeKind, ROOT, Tree};
 use crate::eval::Evaluation;
 use crate::shogi::{Move, Position, Repetition};
@@ -49,6 +50,15 @@ pub struct SearchStats {
     pub max_depth: u32,
     /// Nodes in the tree.
     pub nodes: u64,
+    /// Nodes this search added to the tree (the root included): over `simulations`, the
+    /// growth a long search must keep (docs/search.md, "Growth").
+    pub new_nodes: u64,
+    /// Descents that ended on a node whose outcome is proven (no new node, no evaluation).
+    pub proven_hits: u64,
+    /// Descents that ended at the depth cap with nothing left to try there.
+    pub capped_hits: u64,
+    /// New nodes the leaf mate check proved won (no evaluation).
+    pub leaf_mates: u64,
     /// Bytes the tree occupies.
     pub tree_bytes: u64,
 }
@@ -65,8 +75,11 @@ pub(crate) struct NodeView {
     pub improved: Vec<f64>,
     /// Schedule counts at the root: completed visits plus descents in flight.
     pub counts: Vec<u64>,
-    /// Interior selection's visited moves: (index, prior, visits, q).
-    pub visited: Vec<(usize, f64, f64, f64)>,
+    /// Whether the move may still take descents (not cut by the proven bounds, see
+    /// `proof::prunes`).
+    pub open: Vec<bool>,
+    /// Interior selection's visited moves: (index, prior, visits, q, open).
+    pub visited: Vec<(usize, f64, f64, f64, bool)>,
 }
 
 /// Everything a search works with; kept between searches to reuse memory.
@@ -80,6 +93,9 @@ pub(crate) struct SearchState {
     pub schedule: SequentialHalving,
     /// Gumbel noise per root edge.
     pub noise: Vec<f64>,
+    /// Per root edge, the key that breaks exact ties between root scores (see
+    /// [`tie_break_key`]).
+    pub tie_break: Vec<u32>,
     pub stats: SearchStats,
     pub view: NodeView,
 }
@@ -94,6 +110,7 @@ impl SearchState {
             pos: Position::startpos(),
             schedule: SequentialHalving::new(0, 1),
             noise: Vec::new(),
+            tie_break: Vec::new(),
             stats: SearchStats::default(),
             view: NodeView::default(),
         }
@@ -113,12 +130,15 @@ impl SearchState {
         v.visits.clear();
         v.q.clear();
         v.counts.clear();
+        v.open.clear();
+        let lower = self.tree.node(id).lower;
         for e in self.tree.edges(id) {
             v.logits.push(f64::from(e.logit));
             if e.child == NO_NODE {
                 v.visits.push(0.0);
                 v.q.push(0.0);
                 v.counts.push(0);
+                v.open.push(true);
                 continue;
             }
             let c = self.tree.node(e.child);
@@ -126,8 +146,14 @@ impl SearchState {
             let n = f64::from(c.visits) + pending * vl;
             let sum = c.value_sum + pending * vl;
             v.visits.push(n);
-            // Q from the chooser's side: minus the child's mean (SPEC §8).
-            v.q.push(if n > 0.0 { -sum / n } else { 0.0 });
+            // Q from the chooser's side: minus the child's mean, clamped into what is
+            // proven about it (SPEC §8; proof.rs).
+            v.q.push(if n > 0.0 {
+                -c.bounded_value(sum, n)
+            } else {
+                0.0
+            });
+            v.open.push(!c.exhausted && !proof::prunes(lower, c));
             v.counts
                 .push(u64::from(c.visits) + if in_flight { u64::from(c.pending) } else { 0 });
         }
@@ -147,7 +173,12 @@ impl SearchState {
     /// Root selection: Gumbel + Sequential Halving (mctx:
     /// `gumbel_muzero_root_action_selection`). The simulation index is the sum of the root's
     /// schedule counts, so descents in flight take their slots in the schedule.
-    pub fn select_root(&mut self) -> usize {
+    ///
+    /// Moves cut by the proven bounds (`proof::prunes`) are skipped: when the schedule's
+    /// slot belongs to one, it goes to the least visited open move still in the race
+    /// (visited at least the slot's count), else to the least visited open move. `None`
+    /// when no move is open (the root is then proven).
+    pub fn select_root(&mut self) -> Option<usize> {
         self.view_node(ROOT, true);
         let v = &self.view;
         let index: u64 = v.counts.iter().sum();
@@ -155,22 +186,29 @@ impl SearchState {
         let max_logit = v.logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let score =
             |i: usize| gumbel::root_score(self.noise[i], v.logits[i], max_logit, v.sigma[i]);
+        let tie = &self.tie_break;
         let best = |eligible: &dyn Fn(usize) -> bool| {
             let mut best: Option<(usize, f64)> = None;
-            for i in (0..v.logits.len()).filter(|&i| eligible(i)) {
+            for i in (0..v.logits.len()).filter(|&i| v.open[i] && eligible(i)) {
                 let s = score(i);
-                if best.is_none_or(|(_, b)| s > b) {
+                if best.is_none_or(|(bi, b)| s > b || (s == b && tie[i] > tie[bi])) {
                     best = Some((i, s));
                 }
             }
             best.map(|(i, _)| i)
         };
+        let least = |from: u64| {
+            let min = (0..v.counts.len())
+                .filter(|&i| v.open[i] && v.counts[i] >= from)
+                .map(|i| v.counts[i])
+                .min()?;
+            best(&|i| v.counts[i] == min)
+        };
         // The schedule and the counts agree by construction (every descent adds one count
-        // to one root move); should they not, fall back to the least visited moves.
-        best(&|i| v.counts[i] == considered).unwrap_or_else(|| {
-            let min = v.counts.iter().copied().min().unwrap_or(0);
-            best(&|i| v.counts[i] == min).unwrap_or(0)
-        })
+        // to one root move) until a move is cut.
+        best(&|i| v.counts[i] == considered)
+            .or_else(|| least(considered))
+            .or_else(|| least(0))
     }
 
     /// Non-root selection (mctx: `gumbel_muzero_interior_action_selection`):
@@ -183,13 +221,19 @@ impl SearchState {
     /// and an exponential per *visited* move only — the same choice as the full computation
     /// ([`Self::view_node`] + [`gumbel::select_non_root`], still used with mctx's rescaling,
     /// which needs every completed Q).
-    pub fn select_non_root(&mut self, id: NodeId) -> usize {
+    pub fn select_non_root(&mut self, id: NodeId, children_capped: bool) -> Option<usize> {
         if self.q_transform.rescale {
             self.view_node(id, true);
-            return gumbel::select_non_root(&self.view.improved, &self.view.visits).unwrap_or(0);
+            let v = &mut self.view;
+            // Closed moves (and, at the cap, visited ones) take no descent.
+            for (i, open) in v.open.iter_mut().enumerate() {
+                *open &= !(children_capped && v.visits[i] > 0.0);
+            }
+            return gumbel::select_non_root_among(&v.improved, &v.visits, &v.open);
         }
         let vl = f64::from(self.config.virtual_loss);
-        // Visited moves: (index, prior, visits, q).
+        let lower = self.tree.node(id).lower;
+        // Visited moves: (index, prior, visits, q, open).
         let visited = &mut self.view.visited;
         visited.clear();
         let (mut sum_n, mut max_n) = (0.0f64, 0.0f64);
@@ -198,20 +242,24 @@ impl SearchState {
         let mut best_unvisited: Option<(usize, f64)> = None;
         for (i, e) in self.tree.edges(id).iter().enumerate() {
             let p = f64::from(e.prior);
-            let (n, sum) = if e.child == NO_NODE {
-                (0.0, 0.0)
+            let (n, q, open) = if e.child == NO_NODE {
+                (0.0, 0.0, true)
             } else {
                 let c = self.tree.node(e.child);
                 let pending = f64::from(c.pending);
-                (
-                    f64::from(c.visits) + pending * vl,
-                    c.value_sum + pending * vl,
-                )
+                let n = f64::from(c.visits) + pending * vl;
+                let sum = c.value_sum + pending * vl;
+                // Q from the chooser's side: minus the child's mean, clamped into what is
+                // proven about it (SPEC §8; proof.rs).
+                let q = if n > 0.0 {
+                    -c.bounded_value(sum, n)
+                } else {
+                    0.0
+                };
+                (n, q, !c.exhausted && !proof::prunes(lower, c))
             };
             if n > 0.0 {
-                // Q from the chooser's side: minus the child's mean (SPEC §8).
-                let q = -sum / n;
-                visited.push((i, p, n, q));
+                visited.push((i, p, n, q, open && !children_capped));
                 sum_n += n;
                 max_n = max_n.max(n);
                 p_visited += p;
@@ -219,13 +267,15 @@ impl SearchState {
                 plain_q += q;
             } else {
                 p_unvisited += p;
-                if best_unvisited.is_none_or(|(_, b)| p > b) {
+                if open && best_unvisited.is_none_or(|(_, b)| p > b) {
                     best_unvisited = Some((i, p));
                 }
+                // An unvisited but closed move (a proven child waiting for its first
+                // backup in a batch) is still unvisited for the statistics.
             }
         }
         if visited.is_empty() {
-            return best_unvisited.map_or(0, |(i, _)| i);
+            return best_unvisited.map(|(i, _)| i);
         }
         // The mixed value (gumbel::mixed_value), from the visited moves alone.
         let raw = f64::from(self.tree.node(id).raw_value);
@@ -238,28 +288,32 @@ impl SearchState {
         let qt = &self.q_transform;
         let sigma = |q: f64| gumbel::sigma(q, max_n, qt.c_visit, qt.c_scale);
         let s_mix = sigma(v_mix);
-        let mut m = if best_unvisited.is_some() {
+        let has_unvisited = p_unvisited > 0.0 || best_unvisited.is_some();
+        let mut m = if has_unvisited {
             s_mix
         } else {
             f64::NEG_INFINITY
         };
-        for &(_, _, _, q) in visited.iter() {
+        for &(_, _, _, q, _) in visited.iter() {
             m = m.max(sigma(q));
         }
         let mut z = p_unvisited * (s_mix - m).exp();
-        for &(_, p, _, q) in visited.iter() {
+        for &(_, p, _, q, _) in visited.iter() {
             z += p * (sigma(q) - m).exp();
         }
         let mut best: Option<(usize, f64)> =
             best_unvisited.map(|(i, p)| (i, p * (s_mix - m).exp() / z));
-        for &(i, p, n, q) in visited.iter() {
+        for &(i, p, n, q, open) in visited.iter() {
+            if !open {
+                continue;
+            }
             let score = p * (sigma(q) - m).exp() / z - n / (1.0 + sum_n);
             // Ties go to the lower index, as in the full computation's argmax.
             if best.is_none_or(|(bi, b)| score > b || (score == b && i < bi)) {
                 best = Some((i, score));
             }
         }
-        best.map_or(0, |(i, _)| i)
+        best.map(|(i, _)| i)
     }
 
     /// Walks from the root to a leaf, playing the moves on the scratch board (`played`) and
@@ -272,6 +326,11 @@ impl SearchState {
         let mut id = ROOT;
         loop {
             let node = *self.tree.node(id);
+            if let Some(p) = Proof::of(&node) {
+                // The outcome is known (terminal, or proven below): its exact value.
+                self.stats.proven_hits += u64::from(node.visits > 0);
+                return self.known(path, p.value());
+            }
             match node.kind {
                 NodeKind::Terminal => return self.known(path, f64::from(node.raw_value)),
                 NodeKind::Pending => {
@@ -283,12 +342,26 @@ impl SearchState {
             if id != ROOT && path.len() > usize::from(self.config.max_depth) {
                 // Depth cap: back up the node's network value again (mctx re-evaluates a
                 // node at max_depth; with a deterministic network that is the same value).
+                self.stats.capped_hits += 1;
                 return self.known(path, f64::from(node.raw_value));
             }
+            // Depth cap (unless mctx's is asked for): the children at `max_depth` plies
+            // are leaves that take one descent each.
+            let children_capped = !self.config.cap_revisits
+                && id != ROOT
+                && path.len() >= usize::from(self.config.max_depth);
             let e = if id == ROOT {
                 self.select_root()
             } else {
-                self.select_non_root(id)
+                self.select_non_root(id, children_capped)
+            };
+            let Some(e) = e else {
+                // Nothing open below (proven or capped): the node's value again, and its
+                // parent sends no more descents here.
+                self.tree.node_mut(id).exhausted = true;
+                self.stats.capped_hits += 1;
+                let value = node.bounded_value(node.value_sum, f64::from(node.visits));
+                return self.known(path, value);
             };
             let edge = self.tree.edges(id)[e];
             self.pos.do_move(edge.mv);
@@ -313,13 +386,13 @@ impl SearchState {
 
     /// The scratch board shows the position after `parent`'s edge `edge`, never visited.
     fn new_leaf(&mut self, parent: NodeId, edge: usize, path: &mut Vec<NodeId>) -> DescentEnd {
-        let verdict = match self.pos.repetition(self.config.repetition_plies) {
+        let verdict: Option<i8> = match self.pos.repetition(self.config.repetition_plies) {
             Repetition::None => None,
-            Repetition::Draw => Some(0.0),
+            Repetition::Draw => Some(0),
             // Perpetual check by the opponent, or the same board with more in hand: a win,
             // as engines score them (and the reverse a loss).
-            Repetition::Win | Repetition::Superior => Some(1.0),
-            Repetition::Lose | Repetition::Inferior => Some(-1.0),
+            Repetition::Win | Repetition::Superior => Some(1),
+            Repetition::Lose | Repetition::Inferior => Some(-1),
         };
         let moves = if verdict.is_some() {
             Vec::new()
@@ -328,13 +401,13 @@ impl SearchState {
         };
         let verdict = verdict.or_else(|| {
             if moves.is_empty() {
-                Some(-1.0) // mated (SPEC §8: no legal moves is −1 for the side to move)
+                Some(-1) // mated (SPEC §8: no legal moves is −1 for the side to move)
             } else if self
                 .config
                 .entering_king
                 .is_some_and(|r| self.pos.can_declare_win(r))
             {
-                Some(1.0)
+                Some(1)
             } else {
                 None
             }
@@ -342,11 +415,24 @@ impl SearchState {
         if self.tree.bytes_used() + Tree::node_cost(moves.len()) > self.config.max_tree_bytes {
             return DescentEnd::TreeFull;
         }
-        if let Some(v) = verdict {
-            let child = self.tree.add_node(NodeKind::Terminal, v as f32);
+        self.stats.new_nodes += 1;
+        if verdict.is_none()
+            && let Some(plies) = self.leaf_mate()
+        {
+            self.stats.leaf_mates += 1;
+            let child = self.tree.add_proven(1, plies);
             self.tree.set_child(parent, edge, child);
             path.push(child);
-            return self.known(path, v);
+            return self.known(path, 1.0);
+        }
+        if let Some(v) = verdict {
+            // The game is over here: 0 plies to its end (a declaration is the side to
+            // move's last act: one ply).
+            let plies = u16::from(v == 1 && !moves.is_empty());
+            let child = self.tree.add_proven(v, plies);
+            self.tree.set_child(parent, edge, child);
+            path.push(child);
+            return self.known(path, f64::from(v));
         }
         let child = self.tree.add_node(NodeKind::Pending, 0.0);
         self.tree.set_child(parent, edge, child);
@@ -360,6 +446,15 @@ impl SearchState {
         }
         self.note_depth(path);
         DescentEnd::Evaluate { node: child, moves }
+    }
+
+    /// The leaf mate check on the scratch board: the length of a mate the side to move has,
+    /// if one within [`SearchConfig::leaf_mate_plies`] exists.
+    fn leaf_mate(&mut self) -> Option<u16> {
+        match self.config.leaf_mate_plies {
+            0 => None,
+            _ => self.pos.mate_in_one().map(|_| 1),
+        }
     }
 
     /// Stores an evaluation of a queued node (and in the cache, under the position's key).
@@ -377,6 +472,25 @@ impl SearchState {
         self.tree.expand(node, moves, &logits, value);
         self.stats.evaluations += 1;
         f64::from(value)
+    }
+
+    /// Backs up `value` along `path` and, when the descent ended on a proven node, updates
+    /// the proven bounds above it (`proof::propagate`).
+    pub fn back_up(&mut self, path: &[NodeId], value: f64, pending: bool) {
+        self.tree.backup(path, value, pending);
+        if path
+            .last()
+            .is_some_and(|&leaf| self.tree.node(leaf).is_proven())
+        {
+            proof::propagate(&mut self.tree, path);
+        }
+    }
+
+    /// Whether the search can stop early: the root's outcome is proven, or no descent can
+    /// add anything (every root move closed).
+    pub fn root_done(&self) -> bool {
+        let root = self.tree.node(ROOT);
+        root.is_proven() || root.exhausted
     }
 
     /// Takes the descent's moves back: the scratch board shows the root again.

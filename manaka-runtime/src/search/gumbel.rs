@@ -185,9 +185,18 @@ pub fn root_score(gumbel: f64, logit: f64, max_logit: f64, sigma_q: f64) -> f64 
 /// deterministically. Ties go to the first move. mctx:
 /// `action_selection._prepare_argmax_input` + argmax. Returns `None` for no moves.
 pub fn select_non_root(improved: &[f64], visits: &[f64]) -> Option<usize> {
+    select_non_root_among(improved, visits, &vec![true; improved.len()])
+}
+
+/// [`select_non_root`] over the moves with `open[i]` only (the others still count in
+/// `Σ_b N(b)`): moves whose outcome is proven take no more descents (`proof.rs`).
+pub fn select_non_root_among(improved: &[f64], visits: &[f64], open: &[bool]) -> Option<usize> {
     let total: f64 = visits.iter().sum();
     let mut best: Option<(usize, f64)> = None;
     for (i, (&p, &n)) in improved.iter().zip(visits).enumerate() {
+        if !open[i] {
+            continue;
+        }
         let score = p - n / (1.0 + total);
         if best.is_none_or(|(_, b)| score > b) {
             best = Some((i, score));

@@ -39,6 +39,7 @@ mod descent;
 pub mod gumbel;
 pub mod halving;
 pub mod limits;
+pub mod proof;
 pub mod result;
 mod sequential;
 pub mod tree;
@@ -48,6 +49,8 @@ mod mctx_parity;
 #[cfg(test)]
 mod mctx_vectors;
 #[cfg(test)]
+mod solver_tests;
+#[cfg(test)]
 mod tests;
 
 pub use config::{RootNoise, SearchConfig};
@@ -55,8 +58,10 @@ pub use descent::SearchStats;
 pub use gumbel::QTransform;
 pub use halving::SequentialHalving;
 pub use limits::{SearchControl, SearchLimits};
+pub use proof::Proof;
 pub use result::{Outcome, RootMove, SearchResult, cp_from_value};
 
+use crate::eval::material::PIECE_VALUES;
 use crate::eval::{Evaluation, Evaluator, Leaf};
 use crate::shogi::Position;
 use cache::EvalCache;
@@ -175,6 +180,8 @@ impl GumbelSearch {
             }
         };
         state.tree.backup(&[ROOT], value, false);
+        state.stats.new_nodes = 1;
+        state.tie_break = tie_break_keys(position, &moves);
         state.noise = match &state.config.noise {
             RootNoise::Sampled { scale, seed } => {
                 gumbel::gumbel_noise(moves.len(), *scale, seed.unwrap_or_else(fresh_seed))
@@ -211,7 +218,8 @@ fn exact_outcome(
     config: &SearchConfig,
     control: &SearchControl,
 ) -> Option<SearchResult> {
-    let exact = |outcome, best_move: Option<crate::shogi::Move>, value: f64| {
+    let exact = |outcome, best_move: Option<crate::shogi::Move>, proof: Proof| {
+        let value = proof.value();
         let root_moves = moves
             .iter()
             .map(|&mv| RootMove {
@@ -232,24 +240,46 @@ fn exact_outcome(
             root_value: value,
             root_v_hat: value,
             pv: best_move.into_iter().collect(),
+            proof: Some(proof),
             root_moves,
             stats: SearchStats::default(),
             elapsed: control.elapsed(),
         })
     };
     if moves.is_empty() {
-        return exact(Outcome::NoLegalMoves, None, -1.0);
+        return exact(Outcome::NoLegalMoves, None, Proof::Loss { plies: 0 });
     }
     if config
         .entering_king
         .is_some_and(|r| position.can_declare_win(r))
     {
-        return exact(Outcome::DeclareWin, None, 1.0);
+        return exact(Outcome::DeclareWin, None, Proof::Win { plies: 1 });
     }
     if let Some(m) = position.mate_in_one() {
-        return exact(Outcome::MateInOne, Some(m), 1.0);
+        return exact(Outcome::MateInOne, Some(m), Proof::Win { plies: 1 });
     }
     None
+}
+
+/// The key that breaks exact ties between root scores — with a policy that does not tell
+/// the moves apart (the material evaluator, an imported nn.bin without a policy) every
+/// unvisited move scores the same, and generation order alone would pick the moves
+/// Sequential Halving considers. Larger first: captures by the captured piece's value, then
+/// checks, then promotions (docs/search.md, "Flat priors").
+fn tie_break_keys(position: &Position, moves: &[crate::shogi::Move]) -> Vec<u32> {
+    let mut after = position.clone();
+    moves
+        .iter()
+        .map(|&mv| {
+            let captured = position
+                .piece_at(mv.to())
+                .map_or(0, |p| PIECE_VALUES[p.kind.index()].max(1) as u32);
+            after.do_move(mv);
+            let check = after.in_check();
+            after.undo_move(mv);
+            captured * 4 + u32::from(check) * 2 + u32::from(mv.is_promotion())
+        })
+        .collect()
 }
 
 /// A seed for searches that asked for fresh noise: a counter mixed with the clock.

@@ -7,14 +7,19 @@
 //! - The played move is chosen among the most visited root moves by the same root score
 //!   `g + logit + σ(completedQ)` (mctx `gumbel_muzero_policy`'s action); it need not be
 //!   `argmax π'`.
-//! - The principal variation follows, below the played move, the most visited child.
+//! - The principal variation follows, below the played move, the most visited child — or,
+//!   through proven nodes, the proof: the quickest win, the longest resistance.
+//! - Proven bounds (`proof.rs`) overrule statistics: a proven root plays its proof (the
+//!   quickest mate, the longest defence, the draw), and a root that is guaranteed at least
+//!   a draw never plays a move whose Q is below it.
 
 use super::descent::{SearchState, SearchStats};
 use super::gumbel;
 use super::limits::SearchControl;
-use super::tree::{NO_NODE, NodeKind, ROOT};
+use super::proof::Proof;
+use super::tree::{Edge, NO_NODE, NodeId, NodeKind, ROOT, Tree};
 use crate::eval::cp_from_logit;
-use crate::shogi::Move;
+use crate::shogi::{Move, Position};
 use std::time::Duration;
 
 /// How the answer was reached.
@@ -65,6 +70,9 @@ pub struct SearchResult {
     pub root_v_hat: f64,
     /// Principal variation, starting with `best_move`.
     pub pv: Vec<Move>,
+    /// The root's outcome when it is proven (then `root_value` is its exact value and USI
+    /// reports `score mate N` for a win or a loss).
+    pub proof: Option<Proof>,
     /// Every legal root move, in [`Position::legal_moves`](crate::shogi::Position::legal_moves)
     /// order.
     pub root_moves: Vec<RootMove>,
@@ -76,6 +84,21 @@ impl SearchResult {
     /// USI score: `round(600 · 2·atanh(root_value))` clamped to ±30000 (SPEC §8).
     pub fn score_cp(&self) -> i32 {
         cp_from_value(self.root_value)
+    }
+
+    /// New tree nodes per simulation (docs/search.md, "Growth"); 0 without simulations.
+    pub fn growth(&self) -> f64 {
+        if self.stats.simulations == 0 {
+            0.0
+        } else {
+            self.stats.new_nodes as f64 / self.stats.simulations as f64
+        }
+    }
+
+    /// USI `score mate N` for a proven win or loss (plies; negative when the side to move
+    /// is mated).
+    pub fn mate_plies(&self) -> Option<i32> {
+        self.proof.and_then(Proof::mate_plies)
     }
 
     /// Simulations per second.
@@ -159,12 +182,17 @@ pub(crate) fn read(state: &mut SearchState, outcome: Outcome, elapsed: Duration)
     state.view_node(ROOT, false);
     let v = &state.view;
     let edges = state.tree.edges(ROOT);
-    let root_value: f64 = v
-        .improved
-        .iter()
-        .zip(&v.completed)
-        .map(|(p, q)| p * q)
-        .sum();
+    let root = *state.tree.node(ROOT);
+    let proof = Proof::of(&root);
+    let root_value: f64 = match proof {
+        Some(p) => p.value(),
+        None => v
+            .improved
+            .iter()
+            .zip(&v.completed)
+            .map(|(p, q)| p * q)
+            .sum(),
+    };
     let max_visits = v.counts.iter().copied().max().unwrap_or(0);
     let max_logit = v.logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let mut best: Option<(usize, f64)> = None;
@@ -173,9 +201,19 @@ pub(crate) fn read(state: &mut SearchState, outcome: Outcome, elapsed: Duration)
             continue;
         }
         let s = gumbel::root_score(state.noise[i], v.logits[i], max_logit, v.sigma[i]);
-        if best.is_none_or(|(_, b)| s > b) {
+        let tie = |j: usize| state.tie_break.get(j).copied().unwrap_or(0);
+        if best.is_none_or(|(bi, b)| s > b || (s == b && tie(i) > tie(bi))) {
             best = Some((i, s));
         }
+    }
+    let mut best = best.map(|(i, _)| i);
+    // The proof overrules the statistics: a proven root plays its proof, and a root that
+    // is guaranteed more than the chosen move's Q plays the move that guarantees it.
+    let guaranteed = proof_move(&state.tree, ROOT);
+    if let Some(g) = guaranteed
+        && (proof.is_some() || best.is_none_or(|i| v.completed[i] < f64::from(root.lower)))
+    {
+        best = Some(g);
     }
     let root_moves = edges
         .iter()
@@ -192,27 +230,30 @@ pub(crate) fn read(state: &mut SearchState, outcome: Outcome, elapsed: Duration)
             gumbel: state.noise[i],
         })
         .collect();
-    let best_edge = best.map(|(i, _)| edges[i]);
+    let best_edge = best.map(|i| edges[i]);
     let mut pv = Vec::new();
     if let Some(e) = best_edge {
         pv.push(e.mv);
         let mut id = e.child;
         while id != NO_NODE && state.tree.node(id).kind == NodeKind::Expanded && pv.len() < 64 {
-            let next = state
-                .tree
-                .edges(id)
-                .iter()
-                .filter(|e| state.tree.edge_visits(e) > 0)
-                .max_by(|a, b| {
-                    state
-                        .tree
-                        .edge_visits(a)
-                        .cmp(&state.tree.edge_visits(b))
-                        .then(a.logit.total_cmp(&b.logit))
-                });
+            let next = match proof_move(&state.tree, id) {
+                Some(i) if state.tree.node(id).is_proven() => Some(state.tree.edges(id)[i]),
+                _ => most_visited(&state.tree, id),
+            };
             let Some(next) = next else { break };
             pv.push(next.mv);
             id = next.child;
+        }
+        // A node the leaf mate check proved has no edges: the PV goes on with its mate.
+        if id != NO_NODE
+            && let Some(Proof::Win { plies }) = Proof::of(state.tree.node(id))
+            && plies > 0
+        {
+            let mut end = state.pos.clone();
+            for &m in &pv {
+                end.do_move(m);
+            }
+            pv.extend(mate_line(&end, plies));
         }
     }
     SearchResult {
@@ -221,10 +262,63 @@ pub(crate) fn read(state: &mut SearchState, outcome: Outcome, elapsed: Duration)
         root_value,
         root_v_hat: f64::from(state.tree.node(ROOT).raw_value),
         pv,
+        proof,
         root_moves,
         stats,
         elapsed,
     }
+}
+
+/// The moves of a mate the side to move of `pos` has within `plies` (empty if none is
+/// found: the PV then ends before it).
+fn mate_line(pos: &Position, plies: u16) -> Vec<Move> {
+    match plies {
+        1 => pos.mate_in_one().into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The most visited tried move of a node (ties to the larger logit).
+fn most_visited(tree: &Tree, id: NodeId) -> Option<Edge> {
+    tree.edges(id)
+        .iter()
+        .filter(|e| tree.edge_visits(e) > 0)
+        .max_by(|a, b| {
+            tree.edge_visits(a)
+                .cmp(&tree.edge_visits(b))
+                .then(a.logit.total_cmp(&b.logit))
+        })
+        .copied()
+}
+
+/// The edge that achieves a node's lower bound, if something is proven about it: for a won
+/// node the quickest win, for a lost one the longest resistance, else a move whose outcome
+/// is at least the lower bound (a draw, when one is guaranteed). `None` when the node has
+/// no such guarantee (lower bound −1 and not proven lost).
+fn proof_move(tree: &Tree, id: NodeId) -> Option<usize> {
+    let node = tree.node(id);
+    if node.lower == -1 && node.upper != -1 {
+        return None;
+    }
+    let mut best: Option<(usize, (i8, i32))> = None;
+    for (i, e) in tree.edges(id).iter().enumerate() {
+        if e.child == NO_NODE {
+            continue;
+        }
+        let c = tree.node(e.child);
+        // For the chooser: the guaranteed outcome first, then quick wins and slow losses.
+        let guaranteed = -c.upper;
+        let speed = match guaranteed {
+            1 => -i32::from(c.plies),
+            -1 => i32::from(c.plies),
+            _ => 0,
+        };
+        let key = (guaranteed, speed);
+        if guaranteed >= node.lower && best.is_none_or(|(_, b)| key > b) {
+            best = Some((i, key));
+        }
+    }
+    best.map(|(i, _)| i)
 }
 
 #[cfg(test)]

@@ -16,9 +16,9 @@ pub(crate) fn run(
     reporter: &mut Reporter<'_>,
 ) {
     let (mut path, mut played, mut out) = (Vec::new(), Vec::new(), Vec::with_capacity(1));
-    while !control.should_stop(state.stats.simulations, 0, budget) {
+    while !state.root_done() && !control.should_stop(state.stats.simulations, 0, budget) {
         match state.descend(&mut path, &mut played) {
-            DescentEnd::Known(v) => state.tree.backup(&path, v, false),
+            DescentEnd::Known(v) => state.back_up(&path, v, false),
             DescentEnd::Evaluate { node, moves } => {
                 let key = state.pos.key();
                 evaluator.evaluate(
@@ -32,7 +32,7 @@ pub(crate) fn run(
                 let fallback = Evaluation::default();
                 let evaluation = out.first().unwrap_or(&fallback);
                 let v = state.expand_evaluated(node, key, &moves, evaluation);
-                state.tree.backup(&path, v, false);
+                state.back_up(&path, v, false);
             }
             // Nothing is ever left queued between descents here.
             DescentEnd::Queued { .. } | DescentEnd::TreeFull => {

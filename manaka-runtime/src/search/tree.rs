@@ -58,9 +58,32 @@ pub struct Node {
     pub first_edge: u32,
     pub num_edges: u16,
     pub kind: NodeKind,
+    /// What is proven about the game from here, from the side to move: the outcome lies in
+    /// `[lower, upper]`, each −1 (loss), 0 (draw) or +1 (win); `[-1, 1]` until something is
+    /// proven (see `proof.rs`).
+    pub lower: i8,
+    pub upper: i8,
+    /// For a proven win or loss: plies to the end of the game along the proof (0 at a node
+    /// where the game is over).
+    pub plies: u16,
+    /// No descent through this node can add anything: every move below is closed (proven
+    /// bounds, or leaves at the depth cap already visited). Parents skip it.
+    pub exhausted: bool,
 }
 
 impl Node {
+    /// Whether the outcome from here is known exactly (`lower == upper`).
+    pub fn is_proven(&self) -> bool {
+        self.lower == self.upper
+    }
+
+    /// The mean value clamped into the proven bounds: what the parent's Q of this node is
+    /// made of (an exact value once proven, whatever the backups averaged).
+    pub fn bounded_value(&self, sum: f64, visits: f64) -> f64 {
+        let mean = if visits > 0.0 { sum / visits } else { 0.0 };
+        mean.clamp(f64::from(self.lower), f64::from(self.upper))
+    }
+
     /// Mean value from the side to move here (0 before any visit).
     pub fn mean_value(&self) -> f64 {
         if self.visits == 0 {
@@ -189,7 +212,21 @@ impl Tree {
             first_edge: 0,
             num_edges: 0,
             kind,
+            lower: -1,
+            upper: 1,
+            plies: 0,
+            exhausted: false,
         })
+    }
+
+    /// Adds a node whose outcome is known: the game is over there (mate, repetition,
+    /// declaration) or a mate search proved it. `value` is −1, 0 or +1 from the side to
+    /// move, `plies` the distance to the end.
+    pub fn add_proven(&mut self, value: i8, plies: u16) -> NodeId {
+        let id = self.add_node(NodeKind::Terminal, f32::from(value));
+        let n = self.nodes.get_mut(id);
+        (n.lower, n.upper, n.plies) = (value, value, plies);
+        id
     }
 
     pub fn node(&self, id: NodeId) -> &Node {

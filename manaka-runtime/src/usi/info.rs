@@ -49,10 +49,11 @@ pub fn info_line(r: &SearchResult, hashfull: u32) -> Option<String> {
     if r.pv.is_empty() {
         return None;
     }
-    let score = if r.outcome == Outcome::MateInOne {
-        "mate 1".to_string()
-    } else {
-        format!("cp {}", r.score_cp())
+    // A proven win or loss is `mate N` in plies, negative when the engine is mated (the
+    // USI protocol's convention); anything else a centipawn score.
+    let score = match r.mate_plies() {
+        Some(n) => format!("mate {n}"),
+        None => format!("cp {}", r.score_cp()),
     };
     let pv: Vec<String> = r.pv.iter().map(|m| m.to_usi()).collect();
     let depth = r.pv.len();

@@ -1,0 +1,272 @@
+//! Proven results, growth and flat priors, end to end (docs/search.md: "Proven results",
+//! "Growth", "Flat priors"). The rules core that judges mates here is checked against
+//! cshogi elsewhere (tests/rules_oracle_cshogi.rs); the mate facts used below were
+//! confirmed with cshogi's `mate_move` when the tests were written.
+
+use super::tests::HashEvaluator;
+use super::tree::{NO_NODE, NodeId, NodeKind, ROOT, Tree};
+use super::*;
+use crate::eval::MaterialEvaluator;
+use crate::shogi::{Move, Position};
+
+fn pos(sfen: &str) -> Position {
+    Position::from_sfen(sfen).unwrap()
+}
+
+fn after(sfen: &str, moves: &[&str]) -> Position {
+    let mut p = pos(sfen);
+    p.play_usi_moves(moves.iter().copied()).unwrap();
+    p
+}
+
+fn search(p: &Position, config: SearchConfig, n: u32, e: &mut dyn Evaluator) -> SearchResult {
+    GumbelSearch::new(config).run(p, e, &SearchLimits::simulations(n))
+}
+
+/// Black mates in 3: B*3c or B*5e, then a gold drop (cshogi: `mate_move(3)` = B*3c, and
+/// after B*5e each of White's two replies has a mate in one).
+const MATE3: &str = "8k/9/7pp/9/9/9/9/9/K8 b BG 1";
+
+/// Every defence of `line[0]` in `p` leaves a mate in one (a mate in 3 checked by trying
+/// each reply, not by trusting the search).
+fn is_mate_in_three(p: &Position, first: Move) -> bool {
+    let mut q = p.clone();
+    q.do_move(first);
+    let replies = q.legal_moves();
+    q.in_check()
+        && !replies.is_empty()
+        && replies.iter().all(|&r| {
+            q.do_move(r);
+            let mate = q.mate_in_one().is_some();
+            q.undo_move(r);
+            mate
+        })
+}
+
+#[test]
+fn a_mate_in_three_is_proven_at_the_root_and_ends_the_search() {
+    let p = pos(MATE3);
+    for e in [
+        &mut MaterialEvaluator as &mut dyn Evaluator,
+        &mut HashEvaluator::default(),
+    ] {
+        let r = search(&p, SearchConfig::default(), 20_000, e);
+        assert_eq!(r.proof, Some(Proof::Win { plies: 3 }), "{}", e.name());
+        assert_eq!(r.mate_plies(), Some(3));
+        assert_eq!(r.root_value, 1.0);
+        assert!(
+            r.stats.simulations < 20_000,
+            "a proven root ends the search"
+        );
+        let best = r.best_move.unwrap();
+        assert!(
+            is_mate_in_three(&p, best),
+            "{} is no mate in 3",
+            best.to_usi()
+        );
+        // The PV is the mate, to the end.
+        assert_eq!(r.pv.len(), 3, "{:?}", r.pv);
+        let mut end = p.clone();
+        for &m in &r.pv {
+            assert!(end.is_legal(m));
+            end.do_move(m);
+        }
+        assert!(end.is_checkmate());
+    }
+}
+
+#[test]
+fn a_lost_root_reports_a_negative_mate_and_resists() {
+    // After B*5e White has two replies, each mated at once: lost in 2 plies.
+    let p = after(MATE3, &["B*5e"]);
+    let r = search(&p, SearchConfig::default(), 2_000, &mut MaterialEvaluator);
+    assert_eq!(r.proof, Some(Proof::Loss { plies: 2 }));
+    assert_eq!(r.mate_plies(), Some(-2));
+    assert_eq!(r.score_cp(), -30000);
+    assert_eq!(r.pv.len(), 2, "the reply, then the mate: {:?}", r.pv);
+    // Nothing the leaf check proves takes a second descent, so the search stops early.
+    assert!(r.stats.simulations < 100, "{}", r.stats.simulations);
+}
+
+#[test]
+fn a_forced_repetition_is_a_proven_draw() {
+    // Bare kings; Black's king (9i) has three moves, and each leads to a position the game
+    // has seen (the history shuttles through all three): every root move is a repetition.
+    let p = after(
+        "8k/9/9/9/9/9/9/9/K8 b - 1",
+        &[
+            "9i9h", "1a1b", "9h9i", "1b1a", "9i8h", "1a1b", "8h9i", "1b1a", "9i8i", "1a1b", "8i9i",
+            "1b1a",
+        ],
+    );
+    assert_eq!(p.legal_moves().len(), 3);
+    let r = search(
+        &p,
+        SearchConfig::default(),
+        800,
+        &mut HashEvaluator::default(),
+    );
+    assert_eq!(r.proof, Some(Proof::Draw));
+    assert_eq!(r.root_value, 0.0);
+    assert_eq!(r.score_cp(), 0);
+    assert_eq!(r.mate_plies(), None);
+    assert_eq!(r.stats.simulations, 3, "one descent per move, then proven");
+    // Without the history nothing is proven.
+    let fresh = pos(&p.to_sfen());
+    let r = search(
+        &fresh,
+        SearchConfig::default(),
+        200,
+        &mut HashEvaluator::default(),
+    );
+    assert_eq!(r.proof, None);
+}
+
+#[test]
+fn a_guaranteed_draw_is_not_given_away() {
+    // Black is far behind on material (the material evaluator sees every move as losing)
+    // but one move repeats the position (a draw): the search must prefer it.
+    let p = after(
+        "4k4/9/9/9/4r4/9/9/9/K8 b - 1",
+        &["9i9h", "5a5b", "9h9i", "5b5a"],
+    );
+    let rep = p.parse_usi_move("9i9h").unwrap();
+    let r = search(&p, SearchConfig::default(), 400, &mut MaterialEvaluator);
+    assert_eq!(r.best_move, Some(rep), "the drawing move");
+}
+
+/// Every node of the tree, with its depth.
+fn walk(tree: &Tree) -> Vec<(NodeId, usize)> {
+    let mut out = vec![(ROOT, 0)];
+    let mut i = 0;
+    while i < out.len() {
+        let (id, d) = out[i];
+        if tree.node(id).kind == NodeKind::Expanded {
+            for e in tree.edges(id) {
+                if e.child != NO_NODE {
+                    out.push((e.child, d + 1));
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn proven_children_take_no_more_descents_than_their_first() {
+    // An endgame of exposed kings and pieces in hand, searched long enough to reach many
+    // mates, mate-checked nodes and repetitions.
+    let p = pos("4k4/9/9/9/9/9/9/9/4K4 b Gg 1");
+    let mut s = GumbelSearch::new(SearchConfig::default());
+    let r = s.run(
+        &p,
+        &mut HashEvaluator::default(),
+        &SearchLimits::simulations(30_000),
+    );
+    let tree = &s.state.tree;
+    let nodes = walk(tree);
+    assert_eq!(
+        nodes.len() as u64,
+        r.stats.nodes,
+        "every node reachable once"
+    );
+    let born_proven: Vec<_> = nodes
+        .iter()
+        .filter(|&&(id, _)| id != ROOT && tree.node(id).kind == NodeKind::Terminal)
+        .collect();
+    assert!(
+        born_proven.len() > 10,
+        "the test needs terminals: {}",
+        born_proven.len()
+    );
+    for &&(id, _) in &born_proven {
+        assert_eq!(tree.node(id).visits, 1, "node {id}");
+    }
+    assert_eq!(r.stats.proven_hits, 0);
+}
+
+/// Growth over a long search: at least `bar` new nodes per simulation.
+fn assert_growth(p: &Position, config: SearchConfig, n: u32, e: &mut dyn Evaluator, bar: f64) {
+    let r = search(p, config, n, e);
+    assert_eq!(r.stats.simulations, u64::from(n), "{}", e.name());
+    assert!(
+        r.growth() >= bar,
+        "{}: {} new nodes in {} simulations ({:.3}; proven hits {}, capped {})",
+        e.name(),
+        r.stats.new_nodes,
+        r.stats.simulations,
+        r.growth(),
+        r.stats.proven_hits,
+        r.stats.capped_hits
+    );
+    assert_eq!(r.stats.new_nodes, r.stats.nodes, "a fresh tree");
+}
+
+#[test]
+fn long_searches_keep_growing() {
+    // The bar (0.9 new nodes per simulation over 100,000 simulations), on a middle
+    // game and an opening, with a value-only evaluator and a hashed one.
+    let positions = [
+        pos("ln1g3nl/1r1sg1k2/p2ppsbpp/2p2pp2/1p7/2PP5/PPBSPPPPP/2G1GS1R1/LN2K2NL b - 25"),
+        after("startpos", &["7g7f", "3c3d"]),
+    ];
+    for p in &positions {
+        assert_growth(
+            p,
+            SearchConfig::default(),
+            100_000,
+            &mut MaterialEvaluator,
+            0.9,
+        );
+        assert_growth(
+            p,
+            SearchConfig::default(),
+            100_000,
+            &mut HashEvaluator::default(),
+            0.9,
+        );
+    }
+}
+
+#[test]
+fn a_shallow_depth_cap_spreads_instead_of_revisiting() {
+    // With a cap of 6 plies the deterministic descent reaches the cap early: visited leaves
+    // there take no more descents, so the tree still grows (mctx's rule, kept as
+    // `cap_revisits` for parity, revisits them and stalls).
+    let p = after("startpos", &["7g7f", "3c3d"]);
+    let capped = SearchConfig {
+        max_depth: 6,
+        ..SearchConfig::default()
+    };
+    assert_growth(
+        &p,
+        capped.clone(),
+        20_000,
+        &mut HashEvaluator::default(),
+        0.9,
+    );
+    let r = search(
+        &p,
+        SearchConfig {
+            cap_revisits: true,
+            ..capped
+        },
+        20_000,
+        &mut HashEvaluator::default(),
+    );
+    assert!(r.growth() < 0.9, "mctx's rule stalls: {}", r.growth());
+    assert!(r.stats.max_depth <= 6);
+}
+
+#[test]
+fn flat_priors_consider_captures_and_checks_first() {
+    // The material evaluator gives every move the same logit: generation order alone would
+    // leave the free bishop on 2d outside the considered set.
+    let p = pos("4k4/9/9/7b1/9/9/PPPPPPP1P/1B5R1/LNSGKGSNL b - 1");
+    let take = p.parse_usi_move("2h2d").unwrap();
+    for n in [64, 800, 20_000] {
+        let r = search(&p, SearchConfig::default(), n, &mut MaterialEvaluator);
+        assert_eq!(r.best_move, Some(take), "{n} simulations");
+    }
+}
