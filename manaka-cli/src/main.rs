@@ -42,6 +42,7 @@ enum Command {
     Train(cmd::train::Args),
     Usi(cmd::usi::Args),
     Go(cmd::go::Args),
+    Mate(cmd::mate::Args),
     GpuCheck(cmd::gpu_check::Args),
 }
 
@@ -83,6 +84,7 @@ fn main() -> ExitCode {
         Command::Train(args) => cmd::train::run(args),
         Command::Usi(args) => cmd::usi::run(args),
         Command::Go(args) => cmd::go::run(args),
+        Command::Mate(args) => cmd::mate::run(args),
         Command::GpuCheck(args) => cmd::gpu_check::run(args),
     };
     match result {

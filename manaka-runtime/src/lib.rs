@@ -13,6 +13,8 @@
 //! - [`nnue`]: YaneuraOu's nn.bin both ways, and the integer engine of `nnue` shapes.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 //! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential and batched.
+//! - [`mate`]: the df-pn mate solver (forced mates by continuous checks) and a small
+//!   fixed-depth mate check for search leaves (docs/mate.md).
 //! - [`usi`]: the USI protocol loop, generic over an evaluator factory.
 //! - [`train`]: the trainer — hand-derived backward pass for every block, lazy Adam, data
 //!   loading, checkpoints and resumption (`manaka train`).
@@ -27,6 +29,7 @@ pub mod data;
 pub mod eval;
 pub mod fixed;
 pub mod labels;
+pub mod mate;
 pub mod network;
 pub mod nnue;
 pub mod reference;

@@ -6,6 +6,7 @@ pub mod eval;
 pub mod go;
 pub mod gpu_check;
 pub mod label;
+pub mod mate;
 pub mod moves;
 pub mod perft;
 pub mod positions;
