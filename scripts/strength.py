@@ -64,6 +64,11 @@ def main():
     ap.add_argument("--fairy", default="/usr/games/fairy-stockfish")
     ap.add_argument("--fairy-skill", type=int, default=20, help="fairy-stockfish Skill Level (-20..20)")
     ap.add_argument("--opponent-evalfile", default="", help="the Manaka opponent's EvalFile")
+    ap.add_argument("--opponent-manaka", default=None,
+                    help="the Manaka opponent's binary (default: the same as --manaka), e.g. an earlier build")
+    ap.add_argument("--opponent-option", action="append", default=[], help="extra USI option NAME=VALUE for a Manaka opponent")
+    ap.add_argument("--opponent-byoyomi", type=int, default=None,
+                    help="the opponent's milliseconds per move (default: --byoyomi), e.g. 4x for a time-odds match")
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--byoyomi", type=int, default=1000, help="milliseconds per move")
     ap.add_argument("--opening-plies", type=int, default=6,
@@ -84,7 +89,15 @@ def main():
         opp, opp_options, opp_name = args.fairy, {"Threads": "1", "Hash": "64", "Skill Level": str(args.fairy_skill)}, f"fairy-stockfish(skill {args.fairy_skill})"
     else:
         opp, opp_name = usi, "manaka(" + (args.opponent_evalfile or "default") + ")"
+        if args.opponent_manaka:
+            opp = os.path.join(tmp, "opponent", "manaka-usi")
+            os.makedirs(os.path.dirname(opp))
+            os.symlink(os.path.abspath(args.opponent_manaka), opp)
+            opp_name = "manaka[" + os.path.basename(args.opponent_manaka) + "](" + (args.opponent_evalfile or "default") + ")"
         opp_options = {"EvalFile": args.opponent_evalfile or "<empty>", "USI_Hash": "256", "MoveOverhead": "80"}
+        for o in args.opponent_option:
+            k, v = o.split("=", 1)
+            opp_options[k] = v
 
     opening = None
     if args.opening_plies > 0:
@@ -106,13 +119,16 @@ def main():
     with contextlib.redirect_stdout(log):
         result = cshogi.cli.main(
             usi, opp, options1=ours, options2=opp_options, names=["manaka", opp_name],
-            games=args.games, byoyomi=args.byoyomi, draw=320, csa=args.csa, multi_csa=bool(args.csa),
+            games=args.games, byoyomi=[args.byoyomi, args.opponent_byoyomi or args.byoyomi], draw=320, csa=args.csa, multi_csa=bool(args.csa),
             opening=opening, opening_seed=args.seed,
         )
     w, l, d = result["engine1_won"], result["engine2_won"], result["draw"]
     summary = summarize(w, d, l)
-    summary.update({"opponent": opp_name, "byoyomi_ms": args.byoyomi, "evalfile": args.evalfile or "embedded default"})
-    line = (f"manaka vs {opp_name}, byoyomi {args.byoyomi} ms: +{w} ={d} -{l} of {summary['games']}, "
+    opp_byoyomi = args.opponent_byoyomi or args.byoyomi
+    summary.update({"opponent": opp_name, "byoyomi_ms": args.byoyomi, "opponent_byoyomi_ms": opp_byoyomi,
+                    "seed": args.seed, "evalfile": args.evalfile or "embedded default"})
+    clocks = f"{args.byoyomi} ms" if opp_byoyomi == args.byoyomi else f"{args.byoyomi} ms vs {opp_byoyomi} ms"
+    line = (f"manaka vs {opp_name}, byoyomi {clocks}: +{w} ={d} -{l} of {summary['games']}, "
             f"score {summary['score']:.3f}, Elo {summary['elo']:+.0f} [{summary['elo_low']:+.0f}, {summary['elo_high']:+.0f}]")
     print(line)
     if args.json:

@@ -19,6 +19,9 @@
 //! - `search_nps`, `search_nps_batched`: Gumbel search simulations per second with the
 //!   search's evaluator (800 simulations from three positions of the game), one leaf per
 //!   network call and 16; `bytes_per_node`: the search tree's mean bytes per node;
+//!   `search_growth`: new tree nodes per simulation of the sequential search (at least 0.9
+//!   expected, docs/search.md "Growth"); `search_nps_no_leaf_mate`: the sequential search
+//!   with the leaf mate check off, so `1 − search_nps / search_nps_no_leaf_mate` is its cost;
 //! - `w1_stream_ns`: reading a buffer of W1's size once at the same vector width (a sum
 //!   into independent accumulators), i.e. the bandwidth floor of a batch-of-one head (see
 //!   docs/benchmarks.md);
@@ -79,6 +82,8 @@ struct Row {
     refresh_ns: f64,
     search_nps: f64,
     search_nps_batched: f64,
+    search_nps_no_leaf_mate: f64,
+    search_growth: f64,
     bytes_per_node: f64,
     reference_ns: f64,
     w1_bytes: u64,
@@ -115,6 +120,8 @@ impl Row {
             "refresh_ns": round1(self.refresh_ns),
             "search_nps": self.search_nps.round(),
             "search_nps_batched": self.search_nps_batched.round(),
+            "search_nps_no_leaf_mate": self.search_nps_no_leaf_mate.round(),
+            "search_growth": self.search_growth,
             "bytes_per_node": round1(self.bytes_per_node),
             "reference_ns": round1(self.reference_ns),
             "w1_bytes": self.w1_bytes,
@@ -200,6 +207,8 @@ pub fn run(args: Args) -> Result<()> {
             refresh_ns: figures.refresh_ns,
             search_nps: figures.search_nps,
             search_nps_batched: figures.search_nps_batched,
+            search_nps_no_leaf_mate: figures.search_nps_no_leaf_mate,
+            search_growth: figures.search_growth,
             bytes_per_node: figures.bytes_per_node,
             reference_ns,
             w1_bytes,
@@ -239,7 +248,7 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "simd {simd}, ~{clock_ghz:.2} GHz, random weights; times in ns per position, one core"
     );
     println!(
-        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>8} {:>11}",
+        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>7} {:>8} {:>11}",
         "shape",
         "params",
         "MB",
@@ -254,12 +263,13 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "w1 stream",
         "search/s",
         "search b16",
+        "growth",
         "RSS MB",
         "int evals/s"
     );
     for r in rows {
         println!(
-            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>9.0} {:>10.0} {:>8} {:>11}",
+            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>9.0} {:>10.0} {:>7.3} {:>8} {:>11}",
             r.shape,
             r.params,
             r.bytes as f64 / 1e6,
@@ -274,6 +284,7 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
             r.w1_stream_ns,
             r.search_nps,
             r.search_nps_batched,
+            r.search_growth,
             r.peak_rss_bytes
                 .map_or("-".to_string(), |b| (b >> 20).to_string()),
             r.int.as_ref().map_or("-".to_string(), |i| format!(
@@ -385,6 +396,10 @@ struct Figures {
     /// Gumbel search, simulations per second: one leaf per evaluator call, and 16.
     search_nps: f64,
     search_nps_batched: f64,
+    /// The sequential search without the leaf mate check.
+    search_nps_no_leaf_mate: f64,
+    /// New tree nodes per simulation of the sequential search.
+    search_growth: f64,
     /// Mean bytes per search-tree node.
     bytes_per_node: f64,
 }
@@ -477,16 +492,19 @@ impl EngineVisitor for Measure<'_> {
             .iter()
             .map(|&k| game.positions[k].clone())
             .collect();
-        let search = |batch_size: usize| {
+        let search = |batch_size: usize, leaf_mate_plies: u32| {
             let mut eval = NetworkEvaluator::new(net.clone());
             let config = SearchConfig {
                 batch_size,
+                leaf_mate_plies,
                 ..SearchConfig::default()
             };
             search_bench::run(&roots, &mut eval, &config, SEARCH_SIMULATIONS, roots.len())
         };
-        let sequential = search(1);
-        let batched = search(BATCH);
+        let leaf_mate = SearchConfig::default().leaf_mate_plies;
+        let sequential = search(1, leaf_mate);
+        let batched = search(BATCH, leaf_mate);
+        let no_leaf_mate = search(1, 0);
         Figures {
             update_ns,
             head_ns,
@@ -495,6 +513,8 @@ impl EngineVisitor for Measure<'_> {
             refresh_ns,
             search_nps: sequential.nps,
             search_nps_batched: batched.nps,
+            search_nps_no_leaf_mate: no_leaf_mate.nps,
+            search_growth: sequential.growth(),
             bytes_per_node: sequential.bytes_per_node,
         }
     }

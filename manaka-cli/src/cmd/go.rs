@@ -36,6 +36,14 @@ pub struct Args {
     /// Seed for the Gumbel noise (fresh each run without it).
     #[arg(long)]
     seed: Option<u64>,
+    /// Leaf mate check: the longest mate (plies: 0 off, 1, 3, …) looked for at every new
+    /// node; a node whose side to move mates is proven won without an evaluation.
+    #[arg(long, default_value_t = SearchConfig::default().leaf_mate_plies, value_parser = clap::value_parser!(u32).range(0..=7))]
+    leaf_mate_plies: u32,
+    /// Root mate search (df-pn) before the tree search: at most this many nodes (0 = off).
+    /// A mate found is the answer (outcome `mate_search`, the PV the whole mate).
+    #[arg(long, default_value_t = SearchConfig::default().root_mate_nodes)]
+    root_mate_nodes: u64,
     /// How many root moves to list.
     #[arg(long, default_value_t = 10)]
     top: usize,
@@ -60,6 +68,8 @@ pub fn run(args: Args) -> Result<()> {
     let config = SearchConfig {
         max_considered: args.max_considered,
         batch_size: args.batch_size as usize,
+        leaf_mate_plies: args.leaf_mate_plies,
+        root_mate_nodes: args.root_mate_nodes,
         noise: RootNoise::Sampled {
             scale: args.gumbel_scale,
             seed: args.seed,
@@ -104,6 +114,7 @@ fn outcome_name(o: Outcome) -> &'static str {
         Outcome::Searched => "searched",
         Outcome::PolicyOnly => "policy_only",
         Outcome::MateInOne => "mate_in_one",
+        Outcome::MateFound => "mate_search",
         Outcome::DeclareWin => "declare_win",
         Outcome::NoLegalMoves => "no_legal_moves",
     }

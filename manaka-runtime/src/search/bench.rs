@@ -20,6 +20,8 @@ pub struct BenchReport {
     pub batches: u64,
     /// Tree nodes created.
     pub nodes: u64,
+    /// Nodes the searches added (equal to `nodes` while every search starts afresh).
+    pub new_nodes: u64,
     pub elapsed: Duration,
     /// Simulations per second.
     pub nps: f64,
@@ -47,6 +49,7 @@ pub fn run(
         evaluations: 0,
         batches: 0,
         nodes: 0,
+        new_nodes: 0,
         elapsed: Duration::ZERO,
         nps: 0.0,
         evaluations_per_second: 0.0,
@@ -67,6 +70,7 @@ pub fn run(
         report.evaluations += r.stats.evaluations;
         report.batches += r.stats.batches;
         report.nodes += r.stats.nodes;
+        report.new_nodes += r.stats.new_nodes;
         bytes += r.stats.tree_bytes;
     }
     report.elapsed = start.elapsed();
@@ -79,6 +83,17 @@ pub fn run(
         bytes as f64 / report.nodes as f64
     };
     report
+}
+
+impl BenchReport {
+    /// New tree nodes per simulation (docs/search.md, "Growth").
+    pub fn growth(&self) -> f64 {
+        if self.simulations == 0 {
+            0.0
+        } else {
+            self.new_nodes as f64 / self.simulations as f64
+        }
+    }
 }
 
 #[cfg(test)]

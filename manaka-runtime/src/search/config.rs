@@ -4,6 +4,12 @@
 use super::gumbel::QTransform;
 use crate::shogi::EnteringKingRule;
 
+/// Positions the leaf mate check may visit per node (a mate in 3 needs a few dozen).
+pub const LEAF_MATE_NODES: u64 = 256;
+
+/// The share of a search's time limit the root mate search may take.
+pub const ROOT_MATE_SHARE: f64 = 0.1;
+
 /// The root's Gumbel noise.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RootNoise {
@@ -56,8 +62,15 @@ pub struct SearchConfig {
     pub entering_king: Option<EnteringKingRule>,
     /// A short mate search at every new node (plies of the longest mate looked for: 0 off,
     /// 1, 3…; dlshogi looks for mates in 3 at its leaves): a node whose side to move mates
-    /// is proven won without asking the evaluator.
+    /// is proven won without asking the evaluator. Exhaustive over checks
+    /// ([`crate::mate::mate_within`]), bounded by [`LEAF_MATE_NODES`] positions.
     pub leaf_mate_plies: u32,
+    /// The root mate search (df-pn, [`crate::mate::MateSolver`]) run before the tree search:
+    /// at most this many nodes (0 turns it off), and at most [`ROOT_MATE_SHARE`] of the
+    /// search's time limit when it has one. A mate found is played at once.
+    pub root_mate_nodes: u64,
+    /// The root mate solver's transposition table, in bytes (kept between searches).
+    pub mate_table_bytes: usize,
     /// No search: the move with the best `gumbel + logit` from one evaluation.
     pub policy_only: bool,
     /// Evaluations kept in the transposition cache (0 disables it).
@@ -79,6 +92,8 @@ impl Default for SearchConfig {
             repetition_plies: 32,
             entering_king: Some(EnteringKingRule::Csa27),
             leaf_mate_plies: 1,
+            root_mate_nodes: 20_000,
+            mate_table_bytes: 16 << 20,
             policy_only: false,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,

@@ -11,12 +11,13 @@
 //! evaluation cache; only what remains goes to the evaluator.
 
 use super::cache::EvalCache;
-use super::config::SearchConfig;
+use super::config::{LEAF_MATE_NODES, SearchConfig};
 use super::gumbel::{self, QTransform};
 use super::halving::SequentialHalving;
 use super::proof::{self, Proof};
 use super::tree::{NO_NODE, NodeId, NodeKind, ROOT, Tree};
 use crate::eval::Evaluation;
+use crate::mate;
 use crate::shogi::{Move, Position, Repetition};
 
 /// How a descent ended.
@@ -59,6 +60,8 @@ pub struct SearchStats {
     pub capped_hits: u64,
     /// New nodes the leaf mate check proved won (no evaluation).
     pub leaf_mates: u64,
+    /// Nodes the root mate search visited.
+    pub mate_nodes: u64,
     /// Bytes the tree occupies.
     pub tree_bytes: u64,
 }
@@ -98,6 +101,8 @@ pub(crate) struct SearchState {
     pub tie_break: Vec<u32>,
     pub stats: SearchStats,
     pub view: NodeView,
+    /// The root mate solver, created at its first use (its table is kept between searches).
+    pub mate: Option<crate::mate::MateSolver>,
 }
 
 impl SearchState {
@@ -113,6 +118,7 @@ impl SearchState {
             tie_break: Vec::new(),
             stats: SearchStats::default(),
             view: NodeView::default(),
+            mate: None,
         }
     }
 
@@ -451,10 +457,14 @@ impl SearchState {
     /// The leaf mate check on the scratch board: the length of a mate the side to move has,
     /// if one within [`SearchConfig::leaf_mate_plies`] exists.
     fn leaf_mate(&mut self) -> Option<u16> {
-        match self.config.leaf_mate_plies {
-            0 => None,
-            _ => self.pos.mate_in_one().map(|_| 1),
+        let plies = self.config.leaf_mate_plies;
+        if plies == 0 {
+            return None;
         }
+        // The shortest mate first, so the length found is the length of the first mate.
+        (1..=plies)
+            .step_by(2)
+            .find_map(|p| mate::mate_within(&mut self.pos, p, LEAF_MATE_NODES).map(|_| p as u16))
     }
 
     /// Stores an evaluation of a queued node (and in the cache, under the position's key).

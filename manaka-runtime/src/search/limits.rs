@@ -71,6 +71,11 @@ impl SearchControl {
         self.stop.store(true, Ordering::SeqCst);
     }
 
+    /// The stop flag itself, for a search that polls a flag (the mate solver).
+    pub fn stop_flag(&self) -> &AtomicBool {
+        &self.stop
+    }
+
     pub fn is_stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }

@@ -63,6 +63,7 @@ pub use result::{Outcome, RootMove, SearchResult, cp_from_value};
 
 use crate::eval::material::PIECE_VALUES;
 use crate::eval::{Evaluation, Evaluator, Leaf};
+use crate::mate::{MateLimits, MateOutcome, MateSolver};
 use crate::shogi::Position;
 use cache::EvalCache;
 use descent::SearchState;
@@ -153,6 +154,9 @@ impl GumbelSearch {
         if let Some(r) = exact_outcome(position, &moves, &state.config, control) {
             return r;
         }
+        if let Some(r) = root_mate(state, position, &moves, control) {
+            return r;
+        }
 
         // The root: one evaluation (or a cached one), counted as the root's first visit.
         state.pos = position.clone();
@@ -211,6 +215,45 @@ impl GumbelSearch {
     }
 }
 
+/// The answer of a search decided without the tree: every root move listed, `pv[0]` (if
+/// any) played with the whole improved policy, `proof` the root's exact outcome.
+fn exact_result(
+    outcome: Outcome,
+    moves: &[crate::shogi::Move],
+    pv: Vec<crate::shogi::Move>,
+    proof: Proof,
+    stats: SearchStats,
+    control: &SearchControl,
+) -> SearchResult {
+    let value = proof.value();
+    let best_move = pv.first().copied();
+    let root_moves = moves
+        .iter()
+        .map(|&mv| RootMove {
+            mv,
+            visits: 0,
+            logit: 0.0,
+            prior: 1.0 / moves.len() as f64,
+            q: None,
+            completed_q: if Some(mv) == best_move { value } else { 0.0 },
+            sigma_q: 0.0,
+            improved_policy: if Some(mv) == best_move { 1.0 } else { 0.0 },
+            gumbel: 0.0,
+        })
+        .collect();
+    SearchResult {
+        outcome,
+        best_move,
+        root_value: value,
+        root_v_hat: value,
+        pv,
+        proof: Some(proof),
+        root_moves,
+        stats,
+        elapsed: control.elapsed(),
+    }
+}
+
 /// The root decisions taken before any inference.
 fn exact_outcome(
     position: &Position,
@@ -218,47 +261,74 @@ fn exact_outcome(
     config: &SearchConfig,
     control: &SearchControl,
 ) -> Option<SearchResult> {
-    let exact = |outcome, best_move: Option<crate::shogi::Move>, proof: Proof| {
-        let value = proof.value();
-        let root_moves = moves
-            .iter()
-            .map(|&mv| RootMove {
-                mv,
-                visits: 0,
-                logit: 0.0,
-                prior: 1.0 / moves.len() as f64,
-                q: None,
-                completed_q: if Some(mv) == best_move { value } else { 0.0 },
-                sigma_q: 0.0,
-                improved_policy: if Some(mv) == best_move { 1.0 } else { 0.0 },
-                gumbel: 0.0,
-            })
-            .collect();
-        Some(SearchResult {
+    let exact = |outcome, pv: Vec<crate::shogi::Move>, proof| {
+        Some(exact_result(
             outcome,
-            best_move,
-            root_value: value,
-            root_v_hat: value,
-            pv: best_move.into_iter().collect(),
-            proof: Some(proof),
-            root_moves,
-            stats: SearchStats::default(),
-            elapsed: control.elapsed(),
-        })
+            moves,
+            pv,
+            proof,
+            SearchStats::default(),
+            control,
+        ))
     };
     if moves.is_empty() {
-        return exact(Outcome::NoLegalMoves, None, Proof::Loss { plies: 0 });
+        return exact(Outcome::NoLegalMoves, Vec::new(), Proof::Loss { plies: 0 });
     }
     if config
         .entering_king
         .is_some_and(|r| position.can_declare_win(r))
     {
-        return exact(Outcome::DeclareWin, None, Proof::Win { plies: 1 });
+        return exact(Outcome::DeclareWin, Vec::new(), Proof::Win { plies: 1 });
     }
     if let Some(m) = position.mate_in_one() {
-        return exact(Outcome::MateInOne, Some(m), Proof::Win { plies: 1 });
+        return exact(Outcome::MateInOne, vec![m], Proof::Win { plies: 1 });
     }
     None
+}
+
+/// The root mate search (df-pn) before the tree search, within
+/// [`SearchConfig::root_mate_nodes`] nodes and [`config::ROOT_MATE_SHARE`] of the time
+/// limit: a mate found is the answer, with the whole mate as its PV.
+fn root_mate(
+    state: &mut SearchState,
+    position: &Position,
+    moves: &[crate::shogi::Move],
+    control: &SearchControl,
+) -> Option<SearchResult> {
+    let config = &state.config;
+    if config.root_mate_nodes == 0 || config.policy_only {
+        return None;
+    }
+    let limits = MateLimits {
+        max_nodes: Some(config.root_mate_nodes),
+        time: control
+            .time_limit()
+            .map(|t| t.mul_f64(config::ROOT_MATE_SHARE)),
+        max_plies: None,
+    };
+    let bytes = config.mate_table_bytes;
+    if state.mate.as_ref().is_none_or(|m| m.table_bytes() > bytes) {
+        state.mate = Some(MateSolver::new(bytes));
+    }
+    let solver = state.mate.as_mut().expect("created above");
+    let r = solver.search(position, &limits, control.stop_flag());
+    state.stats.mate_nodes = r.nodes;
+    let MateOutcome::Mate(line) = r.outcome else {
+        return None;
+    };
+    let plies = line.len() as u16;
+    let stats = SearchStats {
+        mate_nodes: r.nodes,
+        ..SearchStats::default()
+    };
+    Some(exact_result(
+        Outcome::MateFound,
+        moves,
+        line,
+        Proof::Win { plies },
+        stats,
+        control,
+    ))
 }
 
 /// The key that breaks exact ties between root scores — with a policy that does not tell

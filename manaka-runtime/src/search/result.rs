@@ -31,6 +31,9 @@ pub enum Outcome {
     PolicyOnly,
     /// A mate in one found before any inference (the evaluator was not called).
     MateInOne,
+    /// A longer mate found by the root mate search before any inference (the PV is the
+    /// whole mate).
+    MateFound,
     /// The side to move may declare an entering-king win (USI `bestmove win`).
     DeclareWin,
     /// No legal move: the side to move is mated (USI `bestmove resign`).

@@ -13,7 +13,7 @@ use super::network::{self, LoadError, LoadedNetwork};
 use super::options::{Backend, EngineOptions};
 use super::time;
 use crate::eval::{Evaluator, MaterialEvaluator, ThreadedEvaluator};
-use crate::search::{GumbelSearch, Outcome, SearchControl, SearchLimits, SearchResult};
+use crate::search::{GumbelSearch, Outcome, Proof, SearchControl, SearchLimits, SearchResult};
 use crate::shogi::{Color, EnteringKingRule, Position};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -504,14 +504,23 @@ impl SearchJob {
                     .take(3)
                     .map(|m| format!("{} {} {:.3}", m.mv.to_usi(), m.visits, m.improved_policy))
                     .collect();
+                let proven = match r.proof {
+                    Some(Proof::Win { plies }) => format!(" proven win in {plies}"),
+                    Some(Proof::Loss { plies }) => format!(" proven loss in {plies}"),
+                    Some(Proof::Draw) => " proven draw".to_string(),
+                    None => String::new(),
+                };
                 out.info_string(&format!(
-                    "value {:.4} v_hat {:.4} evals {} batches {} cache_hits {} collisions {} top {}",
+                    "value {:.4} v_hat {:.4} evals {} batches {} cache_hits {} collisions {} new_nodes {} growth {:.3} leaf_mates {}{proven} top {}",
                     r.root_value,
                     r.root_v_hat,
                     r.stats.evaluations,
                     r.stats.batches,
                     r.stats.cache_hits,
                     r.stats.collisions,
+                    r.stats.new_nodes,
+                    r.growth(),
+                    r.stats.leaf_mates,
                     top.join(", ")
                 ));
                 if let Some(l) = info::info_line(&r, self.hashfull(&r)) {

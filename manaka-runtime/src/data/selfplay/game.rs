@@ -8,6 +8,9 @@ use crate::eval::Evaluator;
 use crate::search::{GumbelSearch, Outcome, RootNoise, SearchConfig, SearchLimits, SearchResult};
 use crate::shogi::{EnteringKingRule, Move, Position, Repetition};
 
+/// The root mate search's node limit in self-play (see `SearchConfig::root_mate_nodes`).
+pub const SELFPLAY_ROOT_MATE_NODES: u64 = 1_000;
+
 /// The rules and search settings of a game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameSettings {
@@ -135,6 +138,9 @@ pub fn play(
             batch_size: 1,
             entering_king: Some(settings.entering_king),
             cache_entries: settings.cache_entries,
+            // A short root mate search: a mate found is an exact target, and a node limit
+            // (no clock) keeps games reproducible; a small one keeps self-play fast.
+            root_mate_nodes: SELFPLAY_ROOT_MATE_NODES,
             ..SearchConfig::default()
         };
         search.set_config(config);
@@ -158,7 +164,7 @@ pub fn play(
                 ));
             }
         };
-        let cands = if r.outcome == Outcome::MateInOne {
+        let cands = if matches!(r.outcome, Outcome::MateInOne | Outcome::MateFound) {
             vec![(mv, u16::MAX)]
         } else {
             candidates(&r)
