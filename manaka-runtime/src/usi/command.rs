@@ -16,8 +16,16 @@ pub struct GoParams {
     pub depth: Option<u32>,
     pub infinite: bool,
     pub ponder: bool,
-    /// `go mate …` (answered `checkmate notimplemented`).
-    pub mate: bool,
+    /// `go mate <ms>|infinite`: a mate search, answered with `checkmate …`.
+    pub mate: Option<MateTime>,
+}
+
+/// The time a `go mate` search may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MateTime {
+    Millis(u64),
+    /// Until a mate, a proof that there is none, or `stop`.
+    Infinite,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,8 +153,16 @@ fn parse_go(words: &[&str]) -> Result<GoParams, String> {
             "infinite" => g.infinite = true,
             "ponder" => g.ponder = true,
             "mate" => {
-                g.mate = true;
-                i = words.len();
+                // `go mate` alone waits like `go mate infinite` (some GUIs send it bare).
+                g.mate = Some(match words.get(i) {
+                    None | Some(&"infinite") => MateTime::Infinite,
+                    Some(v) => MateTime::Millis(
+                        v.parse::<i64>()
+                            .map(|x| x.max(0) as u64)
+                            .map_err(|_| format!("go mate: '{v}' is not a number or 'infinite'"))?,
+                    ),
+                });
+                i += 1;
             }
             _ => return Err(format!("go: unknown parameter '{w}'")),
         }
@@ -249,8 +265,30 @@ mod tests {
         ));
         assert!(matches!(
             parse("go mate infinite"),
-            Ok(Command::Go(GoParams { mate: true, .. }))
+            Ok(Command::Go(GoParams {
+                mate: Some(MateTime::Infinite),
+                ..
+            }))
         ));
+        assert!(matches!(
+            parse("go mate 1500"),
+            Ok(Command::Go(GoParams {
+                mate: Some(MateTime::Millis(1500)),
+                ..
+            }))
+        ));
+        assert!(matches!(
+            parse("go mate"),
+            Ok(Command::Go(GoParams {
+                mate: Some(MateTime::Infinite),
+                ..
+            }))
+        ));
+        assert!(
+            parse("go mate soon")
+                .unwrap_err()
+                .contains("not a number or 'infinite'")
+        );
         assert!(parse("go btime").unwrap_err().contains("needs a number"));
         assert!(parse("go nodes many").unwrap_err().contains("not a number"));
         assert!(

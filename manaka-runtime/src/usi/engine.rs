@@ -7,12 +7,13 @@
 //! ends — for `go infinite` and `go ponder` only after `stop` or `ponderhit`, as the protocol
 //! requires.
 
-use super::command::{self, Command, GoParams};
+use super::command::{self, Command, GoParams, MateTime};
 use super::info::{self, Output};
 use super::network::{self, LoadError, LoadedNetwork};
 use super::options::{Backend, EngineOptions};
 use super::time;
 use crate::eval::{Evaluator, MaterialEvaluator, ThreadedEvaluator};
+use crate::mate::{MateLimits, MateOutcome, MateSolver};
 use crate::search::{GumbelSearch, Outcome, Proof, SearchControl, SearchLimits, SearchResult};
 use crate::shogi::{Color, EnteringKingRule, Position};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,6 +41,8 @@ pub const INFO_EVERY: Duration = Duration::from_millis(1000);
 struct Worker {
     evaluator: Box<dyn Evaluator>,
     search: GumbelSearch,
+    /// The `go mate` solver, created at its first use (its table is kept between searches).
+    mate: Option<MateSolver>,
 }
 
 /// What the protocol thread and a search thread share.
@@ -314,21 +317,26 @@ impl Engine {
                 factory.create()
             };
             net.threads = threads;
-            let mut search = self
-                .worker
-                .take()
-                .map(|w| w.search)
-                .unwrap_or_else(|| GumbelSearch::new(self.options.search_config()));
+            let (search, mate) = match self.worker.take() {
+                Some(w) => (Some(w.search), w.mate),
+                None => (None, None),
+            };
+            let mut search =
+                search.unwrap_or_else(|| GumbelSearch::new(self.options.search_config()));
             if fresh {
                 search.clear_cache();
             }
-            self.worker = Some(Worker { evaluator, search });
+            self.worker = Some(Worker {
+                evaluator,
+                search,
+                mate,
+            });
         }
     }
 
     fn go(&mut self, go: &GoParams) {
-        if go.mate {
-            self.out.line("checkmate notimplemented");
+        if let Some(time) = go.mate {
+            self.go_mate(time);
             return;
         }
         if self.running.is_some() {
@@ -392,6 +400,91 @@ impl Engine {
                 self.out
                     .info_string(&format!("error: cannot start the search thread: {e}"));
                 self.out.line("bestmove resign");
+            }
+        }
+    }
+
+    /// `go mate <ms>|infinite`: the df-pn mate solver on the current position, in the
+    /// search thread, answered with `checkmate <moves>`, `checkmate nomate` (proven: no mate
+    /// by checks) or `checkmate timeout` (time up, or `stop`), as soon as it knows — also
+    /// for `infinite`, as the protocol has it.
+    fn go_mate(&mut self, time: MateTime) {
+        if self.running.is_some() {
+            self.out
+                .info_string("error: go during a search; stopping the previous search first");
+            self.finish_search(false);
+        }
+        let position = match &self.position {
+            Ok(p) => p.clone(),
+            Err(e) => {
+                self.out
+                    .info_string(&format!("error: no valid position ({e})"));
+                self.out.line("checkmate nomate");
+                return;
+            }
+        };
+        self.ensure_network();
+        let mut worker = self
+            .worker
+            .take()
+            .expect("ensure_network provides a worker");
+        let limit = match time {
+            MateTime::Millis(ms) => Some(Duration::from_millis(ms)),
+            MateTime::Infinite => None,
+        };
+        let shared = Arc::new(Shared {
+            // No budget: only the time limit, `stop` or the end of input (which stops an
+            // infinite one) end it.
+            control: SearchControl::new(&SearchLimits {
+                time_limit: limit,
+                stop_at_budget: false,
+                ..SearchLimits::simulations(1)
+            }),
+            released: Mutex::new(true),
+            release_cv: Condvar::new(),
+            silent: AtomicBool::new(false),
+            ponder_hard: None,
+            answered: AtomicBool::new(false),
+        });
+        let (out, job_shared) = (self.out.clone(), shared.clone());
+        let table = self.options.mate_hash_mb.saturating_mul(1 << 20);
+        let spawned = std::thread::Builder::new()
+            .name("manaka-mate".into())
+            .spawn(move || {
+                let solver = worker.mate.get_or_insert_with(|| MateSolver::new(table));
+                let limits = MateLimits {
+                    time: limit,
+                    ..MateLimits::default()
+                };
+                let r = solver.search(&position, &limits, job_shared.control.stop_flag());
+                let answer = match &r.outcome {
+                    MateOutcome::Mate(line) => {
+                        let moves: Vec<String> = line.iter().map(|m| m.to_usi()).collect();
+                        format!("checkmate {}", moves.join(" "))
+                    }
+                    MateOutcome::NoMate => "checkmate nomate".to_string(),
+                    MateOutcome::Unknown => "checkmate timeout".to_string(),
+                };
+                out.line(&format!(
+                    "info nodes {} nps {} time {} hashfull {}",
+                    r.nodes,
+                    r.nps().round() as u64,
+                    r.elapsed.as_millis(),
+                    solver.hashfull().min(1000)
+                ));
+                let silent = job_shared.silent.load(Ordering::SeqCst);
+                job_shared.answered.store(true, Ordering::SeqCst);
+                if !silent {
+                    out.line(&answer);
+                }
+                Some(worker)
+            });
+        match spawned {
+            Ok(handle) => self.running = Some(Running { handle, shared }),
+            Err(e) => {
+                self.out
+                    .info_string(&format!("error: cannot start the mate search: {e}"));
+                self.out.line("checkmate timeout");
             }
         }
     }

@@ -53,6 +53,12 @@ pub struct EngineOptions {
     pub move_overhead_ms: u64,
     pub entering_king: Option<EnteringKingRule>,
     pub max_depth: u16,
+    /// The leaf mate check's longest mate in plies (0 off; `SearchConfig::leaf_mate_plies`).
+    pub leaf_mate_plies: u32,
+    /// The root mate search's node limit before each search (0 off).
+    pub root_mate_nodes: u64,
+    /// The mate solvers' tables (root mate search, `go mate`), MiB each.
+    pub mate_hash_mb: usize,
 }
 
 impl Default for EngineOptions {
@@ -75,6 +81,9 @@ impl Default for EngineOptions {
             move_overhead_ms: 100,
             entering_king: Some(EnteringKingRule::Csa27),
             max_depth: 128,
+            leaf_mate_plies: SearchConfig::default().leaf_mate_plies,
+            root_mate_nodes: SearchConfig::default().root_mate_nodes,
+            mate_hash_mb: 16,
         }
     }
 }
@@ -153,6 +162,18 @@ impl EngineOptions {
                 "option name MaxDepth type spin default {} min 1 max 1024",
                 d.max_depth
             ),
+            format!(
+                "option name LeafMatePlies type spin default {} min 0 max 7",
+                d.leaf_mate_plies
+            ),
+            format!(
+                "option name RootMateNodes type spin default {} min 0 max 100000000",
+                d.root_mate_nodes
+            ),
+            format!(
+                "option name MateHash type spin default {} min 1 max 4096",
+                d.mate_hash_mb
+            ),
         ]
     }
 
@@ -206,6 +227,9 @@ impl EngineOptions {
                 }
             }
             "maxdepth" => self.max_depth = spin(name, value, 1, 1024)? as u16,
+            "leafmateplies" => self.leaf_mate_plies = spin(name, value, 0, 7)? as u32,
+            "rootmatenodes" => self.root_mate_nodes = spin(name, value, 0, 100_000_000)? as u64,
+            "matehash" => self.mate_hash_mb = spin(name, value, 1, 4096)? as usize,
             _ => {
                 return Err(format!(
                     "unknown option '{name}' (see the option list answered to 'usi')"
@@ -241,6 +265,9 @@ impl EngineOptions {
             policy_only: self.policy_only,
             cache_entries: cache_bytes / cache::APPROX_ENTRY_BYTES,
             max_tree_bytes: self.tree_bytes(),
+            leaf_mate_plies: self.leaf_mate_plies,
+            root_mate_nodes: self.root_mate_nodes,
+            mate_table_bytes: self.mate_hash_mb.saturating_mul(1 << 20),
             ..SearchConfig::default()
         }
     }

@@ -416,3 +416,93 @@ fn movetime_and_depth() {
         .unwrap();
     assert!(seldepth <= 2, "{info}");
 }
+
+/// Every defence of `first` in `p` leaves a mate in one (checked by trying each reply).
+fn mate_in_three(p: &Position, first: &str) -> bool {
+    let mut q = p.clone();
+    q.do_move(q.parse_usi_move(first).unwrap());
+    let replies = q.legal_moves();
+    q.in_check()
+        && replies.iter().all(|&r| {
+            q.do_move(r);
+            let mate = q.mate_in_one().is_some();
+            q.undo_move(r);
+            mate
+        })
+}
+
+#[test]
+fn go_mate_answers_checkmate_nomate_and_timeout() {
+    let mut s = Session::new();
+    // A mate in 3 (cshogi's mate_move(3): B*3c): the whole line, ending in checkmate.
+    let sfen = "8k/9/7pp/9/9/9/9/9/K8 b BG 1";
+    s.send(&format!("position sfen {sfen}"));
+    s.send("go mate 5000");
+    let line = s.wait_for("checkmate", 0);
+    let moves: Vec<&str> = line.split_whitespace().skip(1).collect();
+    assert_eq!(moves.len(), 3, "{line}");
+    let mut end = after(sfen, &[]);
+    assert!(mate_in_three(&end, moves[0]), "{line}");
+    end.play_usi_moves(moves.iter().copied()).unwrap();
+    assert!(end.is_checkmate(), "{line}");
+    // No check at all: proven, no mate.
+    let n = s.lines().len();
+    s.send("position startpos");
+    s.send("go mate infinite");
+    assert_eq!(s.wait_for("checkmate", n), "checkmate nomate");
+    // Many checks and no quick answer: the time runs out.
+    let n = s.lines().len();
+    s.send("position sfen 4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrbgsnlp 1");
+    s.send("go mate 200");
+    assert_eq!(s.wait_for("checkmate", n), "checkmate timeout");
+    // `stop` ends an infinite one with what it knows.
+    let n = s.lines().len();
+    s.send("go mate infinite");
+    std::thread::sleep(Duration::from_millis(50));
+    s.send("stop");
+    assert_eq!(s.wait_for("checkmate", n), "checkmate timeout");
+    // And a normal search still works afterwards.
+    let n = s.lines().len();
+    s.send("position startpos");
+    s.send("go nodes 50");
+    legal_bestmove(&s.wait_for("bestmove", n), &after("startpos", &[]));
+    assert_clean_output(&s.text());
+}
+
+#[test]
+fn a_search_reports_a_found_mate_as_score_mate() {
+    // With the root mate search: the mate at once, the whole line as PV.
+    let mut s = Session::new();
+    let sfen = "8k/9/7pp/9/9/9/9/9/K8 b BG 1";
+    s.send(&format!("position sfen {sfen}"));
+    s.send("go byoyomi 1000");
+    let best = s.wait_for("bestmove", 0);
+    let info = s.wait_for("info depth", 0);
+    assert!(info.contains(" score mate 3 pv "), "{info}");
+    assert!(mate_in_three(&after(sfen, &[]), &best[9..]), "{best}");
+    // Without it, the tree proves the mate (leaf mate checks below the root).
+    let n = s.lines().len();
+    s.send("setoption name RootMateNodes value 0");
+    s.send("go nodes 5000");
+    let best = s.wait_for("bestmove", n);
+    let info = s.lines()[n..]
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .cloned()
+        .unwrap();
+    assert!(info.contains(" score mate 3 pv "), "{info}");
+    assert!(mate_in_three(&after(sfen, &[]), &best[9..]), "{best}");
+    // The side being mated says so with a negative count.
+    let n = s.lines().len();
+    s.send(&format!("position sfen {sfen} moves B*3c"));
+    s.send("go nodes 5000");
+    s.wait_for("bestmove", n);
+    let info = s.lines()[n..]
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .cloned()
+        .unwrap();
+    assert!(info.contains(" score mate -2 pv "), "{info}");
+}
