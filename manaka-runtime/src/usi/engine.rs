@@ -135,6 +135,12 @@ impl Engine {
         self.reap();
         let cmd = match command::parse(line) {
             Ok(c) => c,
+            Err(e) if line.split_whitespace().next() == Some("position") => {
+                // A position the GUI meant but we could not read: never go on playing the
+                // previous one (a move of it may be illegal in the GUI's position).
+                self.refuse_position(e);
+                return true;
+            }
             Err(e) => {
                 self.out.info_string(&format!("error: {e}"));
                 return true;
@@ -258,11 +264,18 @@ impl Engine {
                 }
                 Ok(p)
             });
-        if let Err(e) = &self.position {
-            self.out.info_string(&format!(
-                "error: position refused: {e}; 'go' answers 'bestmove resign' until a valid position is set"
-            ));
+        if let Err(e) = self.position.clone() {
+            self.refuse_position(e);
         }
+    }
+
+    /// Forgets the position: until a valid `position` arrives, `go` answers `bestmove
+    /// resign` (docs/usi.md).
+    fn refuse_position(&mut self, why: String) {
+        self.out.info_string(&format!(
+            "error: position refused: {why}; 'go' answers 'bestmove resign' until a valid position is set"
+        ));
+        self.position = Err(why);
     }
 
     /// Loads the network if `EvalFile`, `Backend` or `Threads` changed (or nothing is loaded

@@ -506,3 +506,35 @@ fn a_search_reports_a_found_mate_as_score_mate() {
         .unwrap();
     assert!(info.contains(" score mate -2 pv "), "{info}");
 }
+
+#[test]
+fn an_unreadable_position_line_never_leaves_the_old_position_in_play() {
+    // Issue 16, fault 1: a `position` line that fails the word-level parse used to keep the
+    // previous position, and `go` then played a move of it (3c3d with Black to move).
+    for bad in [
+        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 1",
+        "position startpos 2g2f",
+        "position sfen",
+        "position",
+        "position sfen 9/9/9 b",
+    ] {
+        let mut s = Session::new();
+        s.send("position startpos moves 7g7f");
+        s.send("go nodes 10");
+        s.wait_for("bestmove", 0);
+        let n = s.lines().len();
+        s.send(bad);
+        s.send("go nodes 10");
+        assert_eq!(
+            s.wait_for("bestmove", n),
+            "bestmove resign",
+            "after '{bad}'"
+        );
+        assert!(s.text().contains("position refused"), "{bad}: {}", s.text());
+        // A valid position afterwards plays again.
+        let n = s.lines().len();
+        s.send("position startpos");
+        s.send("go nodes 10");
+        legal_bestmove(&s.wait_for("bestmove", n), &after("startpos", &[]));
+    }
+}
