@@ -73,6 +73,10 @@ pub struct SearchConfig {
     pub mate_table_bytes: usize,
     /// No search: the move with the best `gumbel + logit` from one evaluation.
     pub policy_only: bool,
+    /// Principal variations to read out (USI `MultiPV`): with more than one,
+    /// [`SearchResult::lines`](super::SearchResult::lines) holds the best `multipv` root moves,
+    /// each with its PV.
+    pub multipv: usize,
     /// Evaluations kept in the transposition cache (0 disables it).
     pub cache_entries: usize,
     /// The tree stops growing (and the search ends) at this many bytes.
@@ -95,6 +99,7 @@ impl Default for SearchConfig {
             root_mate_nodes: 20_000,
             mate_table_bytes: 16 << 20,
             policy_only: false,
+            multipv: 1,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,
         }

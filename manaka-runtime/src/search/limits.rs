@@ -21,6 +21,9 @@ pub struct SearchLimits {
     pub time_limit: Option<Duration>,
     /// How often the search reports progress to its callback (`None`: never).
     pub report_every: Option<Duration>,
+    /// Search only these root moves (USI `go searchmoves`); the legal ones among them, or all
+    /// legal moves when none of them is legal. `None`: every legal move.
+    pub searchmoves: Option<Vec<crate::shogi::Move>>,
 }
 
 impl SearchLimits {
@@ -31,6 +34,7 @@ impl SearchLimits {
             stop_at_budget: true,
             time_limit: None,
             report_every: None,
+            searchmoves: None,
         }
     }
 }

@@ -59,7 +59,7 @@ pub use gumbel::QTransform;
 pub use halving::SequentialHalving;
 pub use limits::{SearchControl, SearchLimits};
 pub use proof::Proof;
-pub use result::{Outcome, RootMove, SearchResult, cp_from_value};
+pub use result::{Outcome, PvLine, RootMove, SearchResult, cp_from_value};
 
 use crate::eval::material::PIECE_VALUES;
 use crate::eval::{Evaluation, Evaluator, Leaf};
@@ -150,39 +150,38 @@ impl GumbelSearch {
         let state = &mut self.state;
         state.stats = SearchStats::default();
         state.tree.clear();
-        let moves = position.legal_moves();
-        if let Some(r) = exact_outcome(position, &moves, &state.config, control) {
-            return r;
-        }
-        if let Some(r) = root_mate(state, position, &moves, control) {
-            return r;
+        let legal = position.legal_moves();
+        // `searchmoves`: the legal moves among them (all legal moves when none is legal).
+        let moves: Vec<crate::shogi::Move> = match &limits.searchmoves {
+            Some(only) if legal.iter().any(|m| only.contains(m)) => {
+                legal.iter().copied().filter(|m| only.contains(m)).collect()
+            }
+            _ => legal.clone(),
+        };
+        // The exact root decisions look at every legal move: with a restriction they are
+        // left to the tree, which still proves what it finds among the moves allowed.
+        if moves.len() == legal.len() {
+            if let Some(r) = exact_outcome(position, &moves, &state.config, control) {
+                return r;
+            }
+            if let Some(r) = root_mate(state, position, &moves, control) {
+                return r;
+            }
         }
 
-        // The root: one evaluation (or a cached one), counted as the root's first visit.
+        // The root: one evaluation of every legal move (or a cached one), counted as the
+        // root's first visit; its edges are the moves searched.
         state.pos = position.clone();
         let root = state.tree.add_node(NodeKind::Pending, 0.0);
-        let key = position.key();
-        let value = match state.cache.get(key, moves.len()) {
-            Some((value_logit, logits)) => {
-                let (value, logits) = (descent::search_value(value_logit), logits.to_vec());
-                state.tree.expand(root, &moves, &logits, value);
-                state.stats.cache_hits += 1;
-                f64::from(value)
-            }
-            None => {
-                let mut out = Vec::with_capacity(1);
-                evaluator.evaluate(
-                    &[Leaf {
-                        position,
-                        moves: &moves,
-                    }],
-                    &mut out,
-                );
-                state.stats.batches += 1;
-                let fallback = Evaluation::default();
-                state.expand_evaluated(root, key, &moves, out.first().unwrap_or(&fallback))
-            }
-        };
+        let (value, all_logits) = root_evaluation(state, position, &legal, evaluator);
+        let logits: Vec<f32> = legal
+            .iter()
+            .zip(&all_logits)
+            .filter(|(m, _)| moves.contains(m))
+            .map(|(_, &l)| l)
+            .collect();
+        state.tree.expand(root, &moves, &logits, value);
+        let value = f64::from(value);
         state.tree.backup(&[ROOT], value, false);
         state.stats.new_nodes = 1;
         state.tie_break = tie_break_keys(position, &moves);
@@ -213,6 +212,36 @@ impl GumbelSearch {
         };
         result::read(state, outcome, control.elapsed())
     }
+}
+
+/// The root's search value and one logit per legal move, from the evaluation cache or one
+/// evaluator call (then cached, like every evaluation).
+fn root_evaluation(
+    state: &mut SearchState,
+    position: &Position,
+    legal: &[crate::shogi::Move],
+    evaluator: &mut dyn Evaluator,
+) -> (f32, Vec<f32>) {
+    let key = position.key();
+    if let Some((value_logit, logits)) = state.cache.get(key, legal.len()) {
+        state.stats.cache_hits += 1;
+        return (descent::search_value(value_logit), logits.to_vec());
+    }
+    let mut out = Vec::with_capacity(1);
+    evaluator.evaluate(
+        &[Leaf {
+            position,
+            moves: legal,
+        }],
+        &mut out,
+    );
+    state.stats.batches += 1;
+    state.stats.evaluations += 1;
+    let fallback = Evaluation::default();
+    let evaluation = out.first().unwrap_or(&fallback);
+    let logits = descent::sanitized_logits(&evaluation.policy_logits, legal.len());
+    state.cache.insert(key, evaluation.value_logit, &logits);
+    (descent::search_value(evaluation.value_logit), logits)
 }
 
 /// The answer of a search decided without the tree: every root move listed, `pv[0]` (if
@@ -248,6 +277,7 @@ fn exact_result(
         root_v_hat: value,
         pv,
         proof: Some(proof),
+        lines: Vec::new(),
         root_moves,
         stats,
         elapsed: control.elapsed(),

@@ -19,7 +19,9 @@ use super::limits::SearchControl;
 use super::proof::Proof;
 use super::tree::{Edge, NO_NODE, NodeId, NodeKind, ROOT, Tree};
 use crate::eval::cp_from_logit;
+use crate::mate::{MateLimits, MateSolver};
 use crate::shogi::{Move, Position};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// How the answer was reached.
@@ -38,6 +40,28 @@ pub enum Outcome {
     DeclareWin,
     /// No legal move: the side to move is mated (USI `bestmove resign`).
     NoLegalMoves,
+}
+
+/// One of the MultiPV lines: a root move, its PV and what the search thinks of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PvLine {
+    /// The line, starting with the root move.
+    pub pv: Vec<Move>,
+    /// The move's completed Q, from the side to move at the root.
+    pub value: f64,
+    pub visits: u32,
+    /// `score mate N` for the move when its outcome is proven (plies, negative when mated).
+    pub mate: Option<i32>,
+}
+
+impl PvLine {
+    /// USI score of the line: `mate N` or `cp C`.
+    pub fn score(&self) -> String {
+        match self.mate {
+            Some(n) => format!("mate {n}"),
+            None => format!("cp {}", cp_from_value(self.value)),
+        }
+    }
 }
 
 /// One legal root move's statistics.
@@ -76,6 +100,10 @@ pub struct SearchResult {
     /// The root's outcome when it is proven (then `root_value` is its exact value and USI
     /// reports `score mate N` for a win or a loss).
     pub proof: Option<Proof>,
+    /// With `SearchConfig::multipv` > 1: the best root moves, best first (the played move,
+    /// then by visits and improved policy), each with its own PV (USI `MultiPV`). Empty
+    /// otherwise.
+    pub lines: Vec<PvLine>,
     /// Every legal root move, in [`Position::legal_moves`](crate::shogi::Position::legal_moves)
     /// order.
     pub root_moves: Vec<RootMove>,
@@ -234,31 +262,39 @@ pub(crate) fn read(state: &mut SearchState, outcome: Outcome, elapsed: Duration)
         })
         .collect();
     let best_edge = best.map(|i| edges[i]);
-    let mut pv = Vec::new();
-    if let Some(e) = best_edge {
-        pv.push(e.mv);
-        let mut id = e.child;
-        while id != NO_NODE && state.tree.node(id).kind == NodeKind::Expanded && pv.len() < 64 {
-            let next = match proof_move(&state.tree, id) {
-                Some(i) if state.tree.node(id).is_proven() => Some(state.tree.edges(id)[i]),
-                _ => most_visited(&state.tree, id),
-            };
-            let Some(next) = next else { break };
-            pv.push(next.mv);
-            id = next.child;
-        }
-        // A node the leaf mate check proved has no edges: the PV goes on with its mate.
-        if id != NO_NODE
-            && let Some(Proof::Win { plies }) = Proof::of(state.tree.node(id))
-            && plies > 0
-        {
-            let mut end = state.pos.clone();
-            for &m in &pv {
-                end.do_move(m);
-            }
-            pv.extend(mate_line(&end, plies));
-        }
-    }
+    let pv = best_edge.map_or_else(Vec::new, |e| line(state, e));
+    let multipv = state.config.multipv;
+    let lines = if multipv > 1 {
+        let mut order: Vec<usize> = (0..edges.len()).collect();
+        order.sort_by(|&a, &b| {
+            let first = |i: usize| Some(i) == best;
+            first(b)
+                .cmp(&first(a))
+                .then(v.counts[b].cmp(&v.counts[a]))
+                .then(v.improved[b].total_cmp(&v.improved[a]))
+        });
+        order
+            .into_iter()
+            .take(multipv)
+            .map(|i| {
+                let e = edges[i];
+                let mate = (e.child != NO_NODE)
+                    .then(|| Proof::of(state.tree.node(e.child)))
+                    .flatten()
+                    .and_then(|p| p.mate_plies())
+                    // The child's count is from the opponent's side, one ply further.
+                    .map(|n| if n > 0 { -(n + 1) } else { -n + 1 });
+                PvLine {
+                    pv: line(state, e),
+                    value: v.completed[i],
+                    visits: v.counts[i] as u32,
+                    mate,
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     SearchResult {
         outcome,
         best_move: best_edge.map(|e| e.mv),
@@ -266,19 +302,50 @@ pub(crate) fn read(state: &mut SearchState, outcome: Outcome, elapsed: Duration)
         root_v_hat: f64::from(state.tree.node(ROOT).raw_value),
         pv,
         proof,
+        lines,
         root_moves,
         stats,
         elapsed,
     }
 }
 
+/// The PV through a root edge: below it the proof where something is proven, else the most
+/// visited child, extended by the mate of a node the leaf mate check proved.
+fn line(state: &SearchState, first: Edge) -> Vec<Move> {
+    let mut pv = vec![first.mv];
+    let mut id = first.child;
+    while id != NO_NODE && state.tree.node(id).kind == NodeKind::Expanded && pv.len() < 64 {
+        let next = match proof_move(&state.tree, id) {
+            Some(i) if state.tree.node(id).is_proven() => Some(state.tree.edges(id)[i]),
+            _ => most_visited(&state.tree, id),
+        };
+        let Some(next) = next else { break };
+        pv.push(next.mv);
+        id = next.child;
+    }
+    if id != NO_NODE
+        && let Some(Proof::Win { plies }) = Proof::of(state.tree.node(id))
+        && plies > 0
+    {
+        let mut end = state.pos.clone();
+        for &m in &pv {
+            end.do_move(m);
+        }
+        pv.extend(mate_line(&end, plies));
+    }
+    pv
+}
+
 /// The moves of a mate the side to move of `pos` has within `plies` (empty if none is
 /// found: the PV then ends before it).
 fn mate_line(pos: &Position, plies: u16) -> Vec<Move> {
-    match plies {
-        1 => pos.mate_in_one().into_iter().collect(),
-        _ => Vec::new(),
+    if plies == 1 {
+        return pos.mate_in_one().into_iter().collect();
     }
+    // A small solver: the leaf check found a mate this short, so a few thousand nodes do.
+    let limits = MateLimits::nodes(20_000).with_max_plies(u32::from(plies));
+    let r = MateSolver::new(1 << 20).search(pos, &limits, &AtomicBool::new(false));
+    r.mate().map(<[Move]>::to_vec).unwrap_or_default()
 }
 
 /// The most visited tried move of a node (ties to the larger logit).

@@ -651,6 +651,7 @@ fn progress_reports_and_open_ended_search() {
         stop_at_budget: false,
         time_limit: Some(std::time::Duration::from_millis(100)),
         report_every: Some(std::time::Duration::from_millis(10)),
+        searchmoves: None,
     };
     let control = SearchControl::new(&limits);
     let mut reports = 0;
@@ -673,4 +674,38 @@ fn progress_reports_and_open_ended_search() {
     // Past the budget only the final two candidates are refined.
     let top: Vec<u32> = r.ranked_moves().iter().take(3).map(|m| m.visits).collect();
     assert!(top[1] > 2 * top[2], "{top:?}");
+}
+
+#[test]
+fn searchmoves_restrict_the_root_and_multipv_reads_out_lines() {
+    let p = pos(MIDGAME);
+    let only: Vec<Move> = ["1g1f", "9g9f", "5i4i"].iter().map(|m| mv(&p, m)).collect();
+    let mut s = GumbelSearch::new(SearchConfig {
+        multipv: 3,
+        ..SearchConfig::default()
+    });
+    let limits = SearchLimits {
+        searchmoves: Some(only.clone()),
+        ..SearchLimits::simulations(200)
+    };
+    let r = s.run(&p, &mut HashEvaluator::default(), &limits);
+    assert_eq!(r.root_moves.len(), 3);
+    assert!(only.contains(&r.best_move.unwrap()));
+    assert_eq!(r.lines.len(), 3);
+    assert_eq!(r.lines[0].pv, r.pv, "the first line is the PV");
+    let firsts: Vec<Move> = r.lines.iter().map(|l| l.pv[0]).collect();
+    assert!(only.iter().all(|m| firsts.contains(m)));
+    assert!(
+        r.lines
+            .windows(2)
+            .skip(1)
+            .all(|w| w[0].visits >= w[1].visits)
+    );
+    // No legal move among them: every legal move is searched.
+    let limits = SearchLimits {
+        searchmoves: Some(vec![Move::parse_usi_syntax("5a5b").unwrap()]),
+        ..SearchLimits::simulations(50)
+    };
+    let r = s.run(&p, &mut HashEvaluator::default(), &limits);
+    assert_eq!(r.root_moves.len(), p.legal_moves().len());
 }

@@ -542,6 +542,7 @@ impl Engine {
             stop_at_budget: !open_ended && !calibrating,
             time_limit: if open_ended { None } else { time_limit },
             report_every: Some(INFO_EVERY),
+            searchmoves: None,
         };
         (limits, if go.ponder { time_limit } else { None })
     }
