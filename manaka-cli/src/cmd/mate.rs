@@ -98,7 +98,8 @@ fn print_text(sfen: &str, r: &MateResult) {
     match &r.outcome {
         MateOutcome::Mate(line) => {
             let moves: Vec<String> = line.iter().map(|m| m.to_usi()).collect();
-            println!("mate      in {} plies: {}", line.len(), moves.join(" "));
+            let unit = if line.len() == 1 { "ply" } else { "plies" };
+            println!("mate      in {} {unit}: {}", line.len(), moves.join(" "));
         }
         MateOutcome::NoMate => println!("no mate"),
         MateOutcome::Unknown => println!("unknown (limit reached)"),

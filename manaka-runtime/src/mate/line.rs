@@ -60,42 +60,44 @@ impl Dfpn<'_> {
     }
 
     /// The attacker's move at the end of the path (an OR node proven within `plies`): the
-    /// check whose proof is shortest.
+    /// check whose proof in the table is shortest; when the table holds none (it lost
+    /// them, or there is no table), the first check a re-search proves.
     fn best_attack(&mut self, pos: &mut Position, plies: u16) -> Option<Move> {
         if plies == 0 {
             return None;
         }
-        for attempt in 0..2 {
-            let mut moves = Vec::new();
-            checks(pos, &mut moves);
-            let mut best: Option<(u16, Move)> = None;
-            for m in moves {
-                pos.do_move(m);
-                let len = if pos.count_legal_moves() == 0 {
-                    Some(0)
-                } else if let Lookup::Proven(len) =
-                    self.table.probe(&self.key(pos), self.attacker, plies - 1)
-                {
-                    Some(len)
-                } else {
-                    None
-                };
-                pos.undo_move(m);
-                if let Some(len) = len
-                    && best.is_none_or(|(b, _)| len < b)
-                {
-                    best = Some((len, m));
-                }
+        let mut moves = Vec::new();
+        checks(pos, &mut moves);
+        let mut best: Option<(u16, Move)> = None;
+        for &m in &moves {
+            pos.do_move(m);
+            let len = if pos.count_legal_moves() == 0 {
+                Some(0)
+            } else if let Lookup::Proven(len) =
+                self.table.probe(&self.key(pos), self.attacker, plies - 1)
+            {
+                Some(len)
+            } else {
+                None
+            };
+            pos.undo_move(m);
+            if let Some(len) = len
+                && best.is_none_or(|(b, _)| len < b)
+            {
+                best = Some((len, m));
             }
-            if let Some((_, m)) = best {
+        }
+        if let Some((_, m)) = best {
+            return Some(m);
+        }
+        for &m in &moves {
+            pos.do_move(m);
+            self.path.push(pos.key());
+            let len = self.proven_len(pos, false, plies - 1);
+            self.path.pop();
+            pos.undo_move(m);
+            if len.is_some() {
                 return Some(m);
-            }
-            if attempt == 0 {
-                // The table lost the proofs below: prove this node again.
-                self.begin_extract_pass();
-                if !matches!(self.solve_at(pos, true, plies), Status::Proven(_)) {
-                    return None;
-                }
             }
         }
         None
