@@ -108,6 +108,12 @@ impl GumbelSearch {
         self.state.cache.clear();
     }
 
+    /// Forgets the tree, so the next search starts clean instead of reusing the subtree of
+    /// its position (a new game: USI `usinewgame`).
+    pub fn clear_tree(&mut self) {
+        self.state.tree.clear();
+    }
+
     /// Searches `position` within `limits`.
     pub fn run(
         &mut self,
