@@ -34,6 +34,11 @@ the oracle (tests/mate_oracle_cshogi.rs drives both).
         line   a mate line: attacker moves legal and checking, defender moves legal, the last
                position checkmate, at most "max" plies
         first  the first move of a mate within "plies" (1 or 3): checked exhaustively here
+        guided cshogi's own claim of a mate within "guided" plies, where Manaka disagrees:
+               cshogi's mate_move plays the attacker, every legal defence is tried, the last
+               ply is the exact scan. "ok" means cshogi's claim holds with every legal move
+               (so Manaka is wrong); otherwise "why" names the defence cshogi's search
+               skipped (it leaves out some moves that decline a promotion, for one)
 """
 
 import argparse
@@ -267,6 +272,32 @@ def any_mate(b, plies):
     return False
 
 
+def guided(b, plies):
+    """None when cshogi's strategy mates within `plies` against every legal defence, else
+    the line where it fails."""
+    m = mates_at_once(b)
+    if m is not None:
+        return None
+    if plies < 3:
+        return "no mate at once in %s" % b.sfen()
+    m = b.mate_move(plies)
+    if not m:
+        return "cshogi finds no mate within %d in %s" % (plies, b.sfen())
+    b.push(m)
+    try:
+        for e in list(b.legal_moves):
+            b.push(e)
+            try:
+                why = guided(b, plies - 2)
+            finally:
+                b.pop()
+            if why:
+                return "%s %s: %s" % (usi(m), usi(e), why)
+    finally:
+        b.pop()
+    return None
+
+
 def verify(claim):
     b = cshogi.Board(claim["sfen"])
     count = [0]
@@ -274,6 +305,10 @@ def verify(claim):
         verify_tree(b, claim["tree"], claim["max"], count)
     if claim.get("line") is not None:
         verify_line(b, claim["line"], claim["max"])
+    if claim.get("guided") is not None:
+        why = guided(b, claim["guided"])
+        if why:
+            raise Bad(why)
     if claim.get("first") is not None:
         b.push(legal_move(b, claim["first"]))
         try:
