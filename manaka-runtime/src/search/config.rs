@@ -73,6 +73,11 @@ pub struct SearchConfig {
     pub mate_table_bytes: usize,
     /// No search: the move with the best `gumbel + logit` from one evaluation.
     pub policy_only: bool,
+    /// Keep the tree between searches: when the next position extends the last searched one
+    /// by the moves played (a `position … moves …` of the same game), the search starts from
+    /// that subtree with its statistics (docs/search.md, "Tree reuse"). Off by default
+    /// (self-play and single searches start clean); the USI engine turns it on.
+    pub reuse_tree: bool,
     /// Principal variations to read out (USI `MultiPV`): with more than one,
     /// [`SearchResult::lines`](super::SearchResult::lines) holds the best `multipv` root moves,
     /// each with its PV.
@@ -99,6 +104,7 @@ impl Default for SearchConfig {
             root_mate_nodes: 20_000,
             mate_table_bytes: 16 << 20,
             policy_only: false,
+            reuse_tree: false,
             multipv: 1,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,

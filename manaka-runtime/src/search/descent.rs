@@ -20,6 +20,17 @@ use crate::eval::Evaluation;
 use crate::mate;
 use crate::shogi::{Move, Position, Repetition};
 
+impl RootMark {
+    pub fn of(position: &Position, restricted: bool) -> RootMark {
+        RootMark {
+            start_key: position.key_at(0).unwrap_or(0),
+            history_len: position.history_len(),
+            key: position.key(),
+            restricted,
+        }
+    }
+}
+
 /// How a descent ended.
 #[derive(Debug)]
 pub(crate) enum DescentEnd {
@@ -62,6 +73,11 @@ pub struct SearchStats {
     pub leaf_mates: u64,
     /// Nodes the root mate search visited.
     pub mate_nodes: u64,
+    /// Visits of the root carried over from the previous search (tree reuse; 0 for a
+    /// fresh tree).
+    pub reused_visits: u64,
+    /// Nodes carried over from the previous search.
+    pub reused_nodes: u64,
     /// Bytes the tree occupies.
     pub tree_bytes: u64,
 }
@@ -103,6 +119,24 @@ pub(crate) struct SearchState {
     pub view: NodeView,
     /// The root mate solver, created at its first use (its table is kept between searches).
     pub mate: Option<crate::mate::MateSolver>,
+    /// The position the tree's root holds, for tree reuse.
+    pub root_mark: Option<RootMark>,
+    /// Per root edge, the child's visits when the search started (carried over by tree
+    /// reuse): the Sequential Halving counts are the visits of this search only.
+    pub root_baseline: Vec<u32>,
+}
+
+/// Where the tree's root stands in its game, to recognise the next position of that game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RootMark {
+    /// The key of the position the game's history starts from.
+    pub start_key: u64,
+    /// Plies from that start to the root.
+    pub history_len: usize,
+    /// The root's key.
+    pub key: u64,
+    /// Whether the root's edges are a `searchmoves` subset of the legal moves.
+    pub restricted: bool,
 }
 
 impl SearchState {
@@ -119,6 +153,8 @@ impl SearchState {
             stats: SearchStats::default(),
             view: NodeView::default(),
             mate: None,
+            root_mark: None,
+            root_baseline: Vec::new(),
         }
     }
 
@@ -160,8 +196,16 @@ impl SearchState {
                 0.0
             });
             v.open.push(!c.exhausted && !proof::prunes(lower, c));
-            v.counts
-                .push(u64::from(c.visits) + if in_flight { u64::from(c.pending) } else { 0 });
+            // At the root, the schedule counts this search's visits only (tree reuse).
+            let base = if id == ROOT {
+                self.root_baseline.get(v.counts.len()).copied().unwrap_or(0)
+            } else {
+                0
+            };
+            v.counts.push(
+                u64::from(c.visits.saturating_sub(base))
+                    + if in_flight { u64::from(c.pending) } else { 0 },
+            );
         }
         gumbel::softmax(&v.logits, &mut v.prior);
         let raw = f64::from(self.tree.node(id).raw_value);
@@ -494,6 +538,43 @@ impl SearchState {
         {
             proof::propagate(&mut self.tree, path);
         }
+    }
+
+    /// Makes the subtree of `position` the tree, if `position` extends the position the
+    /// tree's root holds by moves the tree has followed (the same game, later): the subtree
+    /// is copied into a fresh arena with its root as node 0 and the rest is freed. `false`
+    /// (the tree untouched) when it does not apply.
+    pub fn reroot(&mut self, position: &Position) -> bool {
+        let Some(mark) = self.root_mark else {
+            return false;
+        };
+        let n = mark.history_len;
+        if self.tree.is_empty()
+            || position.history_len() < n
+            || position.key_at(0) != Some(mark.start_key)
+            || position.key_at(n) != Some(mark.key)
+        {
+            return false;
+        }
+        let Some(path) = position.moves_since(n) else {
+            return false;
+        };
+        let mut id = ROOT;
+        for m in path {
+            match self.tree.edges(id).iter().find(|e| e.mv == m) {
+                Some(e) if e.child != NO_NODE => id = e.child,
+                _ => return false,
+            }
+        }
+        if self.tree.node(id).kind != NodeKind::Expanded || (id == ROOT && mark.restricted) {
+            return false;
+        }
+        if id != ROOT {
+            let mut fresh = Tree::new();
+            self.tree.copy_subtree(id, &mut fresh);
+            self.tree = fresh;
+        }
+        true
     }
 
     /// Whether the search can stop early: the root's outcome is proven, or no descent can

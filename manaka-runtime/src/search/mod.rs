@@ -66,7 +66,7 @@ use crate::eval::{Evaluation, Evaluator, Leaf};
 use crate::mate::{MateLimits, MateOutcome, MateSolver};
 use crate::shogi::Position;
 use cache::EvalCache;
-use descent::SearchState;
+use descent::{RootMark, SearchState};
 use result::Reporter;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tree::{NodeKind, ROOT};
@@ -103,15 +103,17 @@ impl GumbelSearch {
         self.state.config = config;
     }
 
-    /// Forgets cached evaluations (a new network, say).
+    /// Forgets cached evaluations and the tree (a new network, say).
     pub fn clear_cache(&mut self) {
         self.state.cache.clear();
+        self.clear_tree();
     }
 
     /// Forgets the tree, so the next search starts clean instead of reusing the subtree of
     /// its position (a new game: USI `usinewgame`).
     pub fn clear_tree(&mut self) {
         self.state.tree.clear();
+        self.state.root_mark = None;
     }
 
     /// Searches `position` within `limits`.
@@ -155,7 +157,6 @@ impl GumbelSearch {
     ) -> SearchResult {
         let state = &mut self.state;
         state.stats = SearchStats::default();
-        state.tree.clear();
         let legal = position.legal_moves();
         // `searchmoves`: the legal moves among them (all legal moves when none is legal).
         let moves: Vec<crate::shogi::Move> = match &limits.searchmoves {
@@ -175,21 +176,37 @@ impl GumbelSearch {
             }
         }
 
-        // The root: one evaluation of every legal move (or a cached one), counted as the
-        // root's first visit; its edges are the moves searched.
         state.pos = position.clone();
-        let root = state.tree.add_node(NodeKind::Pending, 0.0);
-        let (value, all_logits) = root_evaluation(state, position, &legal, evaluator);
-        let logits: Vec<f32> = legal
+        let restricted = moves.len() < legal.len();
+        let reused = state.config.reuse_tree && !restricted && state.reroot(position);
+        state.root_mark = Some(RootMark::of(position, restricted));
+        if reused {
+            // The subtree of this position, with its statistics (docs/search.md, "Tree
+            // reuse"); noise and the schedule start afresh below.
+            state.stats.reused_visits = u64::from(state.tree.node(ROOT).visits);
+            state.stats.reused_nodes = state.tree.len() as u64;
+        } else {
+            // The root: one evaluation of every legal move (or a cached one), counted as
+            // the root's first visit; its edges are the moves searched.
+            state.tree.clear();
+            let root = state.tree.add_node(NodeKind::Pending, 0.0);
+            let (value, all_logits) = root_evaluation(state, position, &legal, evaluator);
+            let logits: Vec<f32> = legal
+                .iter()
+                .zip(&all_logits)
+                .filter(|(m, _)| moves.contains(m))
+                .map(|(_, &l)| l)
+                .collect();
+            state.tree.expand(root, &moves, &logits, value);
+            state.tree.backup(&[ROOT], f64::from(value), false);
+            state.stats.new_nodes = 1;
+        }
+        state.root_baseline = state
+            .tree
+            .edges(ROOT)
             .iter()
-            .zip(&all_logits)
-            .filter(|(m, _)| moves.contains(m))
-            .map(|(_, &l)| l)
+            .map(|e| state.tree.edge_visits(e))
             .collect();
-        state.tree.expand(root, &moves, &logits, value);
-        let value = f64::from(value);
-        state.tree.backup(&[ROOT], value, false);
-        state.stats.new_nodes = 1;
         state.tie_break = tie_break_keys(position, &moves);
         state.noise = match &state.config.noise {
             RootNoise::Sampled { scale, seed } => {

@@ -270,3 +270,117 @@ fn flat_priors_consider_captures_and_checks_first() {
         assert_eq!(r.best_move, Some(take), "{n} simulations");
     }
 }
+
+/// Nodes in the subtree under `id`.
+fn subtree_size(tree: &Tree, id: NodeId) -> usize {
+    let mut n = 0;
+    let mut todo = vec![id];
+    while let Some(x) = todo.pop() {
+        n += 1;
+        if tree.node(x).kind == NodeKind::Expanded {
+            todo.extend(
+                tree.edges(x)
+                    .iter()
+                    .filter(|e| e.child != NO_NODE)
+                    .map(|e| e.child),
+            );
+        }
+    }
+    n
+}
+
+#[test]
+fn tree_reuse_keeps_exactly_the_subtree_of_the_position_played() {
+    let config = SearchConfig {
+        reuse_tree: true,
+        ..SearchConfig::default()
+    };
+    let start = after("startpos", &["7g7f", "3c3d"]);
+    let mut s = GumbelSearch::new(config);
+    let mut e = HashEvaluator::default();
+    let first = s.run(&start, &mut e, &SearchLimits::simulations(3_000));
+    // Two plies down the PV: the subtree there, as the first search left it.
+    let (m1, m2) = (first.pv[0], first.pv[1]);
+    let tree = &s.state.tree;
+    let a = tree.edges(ROOT).iter().find(|x| x.mv == m1).unwrap().child;
+    let b = tree.edges(a).iter().find(|x| x.mv == m2).unwrap().child;
+    let (visits, size) = (tree.node(b).visits, subtree_size(tree, b));
+    let edges_before: Vec<(Move, u32)> = tree
+        .edges(b)
+        .iter()
+        .map(|x| (x.mv, tree.edge_visits(x)))
+        .collect();
+    assert!(visits > 10 && size > 10, "{visits} {size}");
+    let mut next = start.clone();
+    next.do_move(m1);
+    next.do_move(m2);
+    let calls = e.calls;
+    // A search of budget 1 leaves the carried-over statistics visible.
+    let r = s.run(&next, &mut e, &SearchLimits::simulations(1));
+    assert_eq!(r.stats.reused_visits, u64::from(visits));
+    assert_eq!(r.stats.reused_nodes, size as u64);
+    assert_eq!(
+        r.stats.nodes,
+        size as u64 + r.stats.new_nodes,
+        "the subtree, plus what this search added"
+    );
+    assert!(
+        e.calls - calls <= 1,
+        "no root evaluation: at most the one leaf"
+    );
+    // The root's edges and their visits (before the one new simulation) are the subtree's.
+    let tree = &s.state.tree;
+    let after_edges: Vec<(Move, u32)> = tree
+        .edges(ROOT)
+        .iter()
+        .map(|x| (x.mv, tree.edge_visits(x)))
+        .collect();
+    let moved: u32 = after_edges
+        .iter()
+        .zip(&edges_before)
+        .map(|(x, y)| {
+            assert_eq!(x.0, y.0);
+            x.1 - y.1
+        })
+        .sum();
+    assert_eq!(moved, 1, "one simulation on top of the carried-over visits");
+    // The schedule counts this search only: the one visit.
+    assert_eq!(r.root_moves.iter().map(|m| m.visits).sum::<u32>(), 1);
+}
+
+#[test]
+fn another_position_or_a_cleared_tree_starts_clean() {
+    let config = SearchConfig {
+        reuse_tree: true,
+        ..SearchConfig::default()
+    };
+    let start = after("startpos", &["7g7f", "3c3d"]);
+    let mut s = GumbelSearch::new(config);
+    let mut e = HashEvaluator::default();
+    let first = s.run(&start, &mut e, &SearchLimits::simulations(1_000));
+    let mut next = start.clone();
+    next.do_move(first.pv[0]);
+    // The same position set up from its SFEN (another game, no history): clean.
+    let r = s.run(
+        &pos(&next.to_sfen()),
+        &mut e,
+        &SearchLimits::simulations(10),
+    );
+    assert_eq!(r.stats.reused_visits, 0);
+    // A different line of the same game: clean.
+    let other = after("startpos", &["2g2f", "8c8d"]);
+    let r = s.run(&other, &mut e, &SearchLimits::simulations(1_000));
+    assert_eq!(r.stats.reused_visits, 0);
+    let mut next = other.clone();
+    next.do_move(r.pv[0]);
+    s.clear_tree();
+    let r = s.run(&next, &mut e, &SearchLimits::simulations(10));
+    assert_eq!(r.stats.reused_visits, 0, "usinewgame");
+    // Off by default.
+    let mut plain = GumbelSearch::new(SearchConfig::default());
+    let r = plain.run(&start, &mut e, &SearchLimits::simulations(500));
+    let mut next = start.clone();
+    next.do_move(r.pv[0]);
+    let r = plain.run(&next, &mut e, &SearchLimits::simulations(10));
+    assert_eq!(r.stats.reused_visits, 0);
+}

@@ -315,6 +315,49 @@ impl Tree {
         }
     }
 
+    /// Copies the subtree under `root` into `into` (emptied first), `root` becoming its node 0
+    /// ([`ROOT`]): every node's statistics, bounds and edges, breadth first (tree reuse,
+    /// `GumbelSearch::run`). Descents in flight are dropped (none remain after a search),
+    /// nodes still waiting for an evaluation are left out, and exhaustion is forgotten (it
+    /// depended on the old root's depth cap).
+    pub fn copy_subtree(&self, root: NodeId, into: &mut Tree) {
+        into.clear();
+        let copy = |n: &Node| Node {
+            pending: 0,
+            exhausted: false,
+            first_edge: 0,
+            num_edges: 0,
+            ..*n
+        };
+        // (old id, new id), in the order the copies were made.
+        let mut todo = vec![(root, into.nodes.push(copy(self.node(root))))];
+        let mut i = 0;
+        while i < todo.len() {
+            let (old, new) = todo[i];
+            i += 1;
+            let n = self.node(old);
+            if n.kind != NodeKind::Expanded {
+                continue;
+            }
+            let edges = self.edges(old);
+            let first = into.edges.push_run(edges.iter().map(|e| Edge {
+                child: NO_NODE,
+                ..*e
+            }));
+            let copied = into.nodes.get_mut(new);
+            copied.first_edge = first;
+            copied.num_edges = n.num_edges;
+            for (k, e) in edges.iter().enumerate() {
+                if e.child == NO_NODE || self.node(e.child).kind == NodeKind::Pending {
+                    continue;
+                }
+                let child = into.nodes.push(copy(self.node(e.child)));
+                into.edges.get_mut(first + k as u32).child = child;
+                todo.push((e.child, child));
+            }
+        }
+    }
+
     /// Bytes the tree occupies now (nodes and edges; the arenas' spare capacity excluded).
     pub fn bytes_used(&self) -> usize {
         self.nodes.len * size_of::<Node>() + self.edges.len * size_of::<Edge>()
@@ -412,6 +455,54 @@ mod tests {
             t.clear();
             assert!(t.is_empty());
         }
+    }
+
+    #[test]
+    fn a_copied_subtree_keeps_exactly_the_subtree() {
+        // root → a (two children: b, pending c), root → d; copying a's subtree keeps a and b
+        // with their statistics and edges, and nothing of the root or d.
+        let pos = Position::startpos();
+        let moves = pos.legal_moves();
+        let logits: Vec<f32> = (0..moves.len()).map(|k| k as f32).collect();
+        let mut t = Tree::new();
+        let ids: Vec<NodeId> = (0..5).map(|_| t.add_node(NodeKind::Pending, 0.0)).collect();
+        let [root, a, b, c, d] = ids[..] else {
+            unreachable!()
+        };
+        for id in [root, a, b, d] {
+            t.expand(id, &moves, &logits, 0.25);
+        }
+        t.set_child(root, 3, a);
+        t.set_child(root, 4, d);
+        t.set_child(a, 7, b);
+        t.set_child(a, 8, c);
+        t.backup(&[root, a, b], 0.5, false);
+        t.backup(&[root, a], -0.3, false);
+        t.node_mut(b).lower = 1;
+        t.node_mut(b).upper = 1;
+        t.node_mut(b).plies = 5;
+        t.node_mut(a).exhausted = true;
+        let mut into = Tree::new();
+        t.copy_subtree(a, &mut into);
+        assert_eq!(into.len(), 2, "a and b; c waits for its evaluation");
+        let (na, oa) = (into.node(ROOT), t.node(a));
+        assert_eq!((na.visits, na.value_sum), (oa.visits, oa.value_sum));
+        assert!(!na.exhausted);
+        let e = into.edges(ROOT);
+        assert_eq!(e.len(), moves.len());
+        assert_eq!(
+            (e[7].mv, e[7].logit, e[7].prior),
+            (t.edges(a)[7].mv, 7.0, t.edges(a)[7].prior)
+        );
+        assert_eq!(e[8].child, NO_NODE);
+        let nb = into.node(e[7].child);
+        assert_eq!((nb.visits, nb.lower, nb.upper, nb.plies), (1, 1, 1, 5));
+        assert!(
+            e.iter()
+                .enumerate()
+                .all(|(k, e)| k == 7 || e.child == NO_NODE)
+        );
+        assert_eq!(into.bytes_used(), 2 * Tree::node_cost(moves.len()));
     }
 
     #[test]

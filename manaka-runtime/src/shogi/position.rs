@@ -258,6 +258,24 @@ impl Position {
         self.states.len() - 1
     }
 
+    /// The key of the position `ply` plies into the history (0: the position the history
+    /// starts from), if the history is that long.
+    pub fn key_at(&self, ply: usize) -> Option<u64> {
+        self.states.get(ply).map(|st| st.board_key ^ st.hand_key)
+    }
+
+    /// The moves played from `ply` plies into the history up to now, oldest first; `None`
+    /// if `ply` is beyond the history or a null move lies in between.
+    pub fn moves_since(&self, ply: usize) -> Option<Vec<Move>> {
+        if ply >= self.states.len() {
+            return None;
+        }
+        self.states[ply + 1..]
+            .iter()
+            .map(|st| st.last_move)
+            .collect()
+    }
+
     /// The move that led to this position, if it is in the history.
     pub fn last_move(&self) -> Option<Move> {
         self.state().last_move
