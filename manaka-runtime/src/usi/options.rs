@@ -268,6 +268,9 @@ impl EngineOptions {
             leaf_mate_plies: self.leaf_mate_plies,
             root_mate_nodes: self.root_mate_nodes,
             mate_table_bytes: self.mate_hash_mb.saturating_mul(1 << 20),
+            // The next position of the game keeps its subtree (docs/search.md, "Tree
+            // reuse"); `usinewgame` clears it.
+            reuse_tree: true,
             ..SearchConfig::default()
         }
     }
