@@ -1,7 +1,9 @@
 //! Parsing one line of USI input into a [`Command`]. Pure: the engine decides what to do.
 //!
 //! Malformed input never panics; it becomes an `Err` with a message the engine sends back as
-//! an `info string`.
+//! an `info string`. `go` and `bench` are tolerant: what they cannot read is skipped and
+//! listed in `ignored` (the engine says so and still answers — a GUI waiting for `bestmove`
+//! must get one).
 
 /// Parameters of `go`, all optional (a missing clock is fine).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -14,10 +16,28 @@ pub struct GoParams {
     pub movetime: Option<u64>,
     pub nodes: Option<u64>,
     pub depth: Option<u32>,
+    /// Moves until the next time control (accepted; the time plan uses it, time.rs).
+    pub movestogo: Option<u64>,
     pub infinite: bool,
     pub ponder: bool,
     /// `go mate <ms>|infinite`: a mate search, answered with `checkmate …`.
     pub mate: Option<MateTime>,
+    /// `go searchmoves m1 m2 …`: the root moves to search, as written (the engine checks
+    /// them against the position). The list ends at the first word that is not a move.
+    pub searchmoves: Option<Vec<String>>,
+    /// What could not be read, one message each (ignored; the search still runs).
+    pub ignored: Vec<String>,
+}
+
+/// `bench [net] [N]`: the fixed benchmark (bench.rs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BenchParams {
+    /// Search with the loaded network and the engine's options instead of the built-in
+    /// material evaluator and fixed settings.
+    pub net: bool,
+    /// Simulations per position instead of the fixed budget.
+    pub simulations: Option<u32>,
+    pub ignored: Vec<String>,
 }
 
 /// The time a `go mate` search may take.
@@ -43,6 +63,7 @@ pub enum Command {
         moves: Vec<String>,
     },
     Go(GoParams),
+    Bench(BenchParams),
     Stop,
     PonderHit,
     GameOver(String),
@@ -68,7 +89,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "gameover" => Ok(Command::GameOver(rest.first().unwrap_or(&"").to_string())),
         "setoption" => parse_setoption(line),
         "position" => parse_position(&rest),
-        "go" => parse_go(&rest).map(Command::Go),
+        "go" => Ok(Command::Go(parse_go(&rest))),
+        "bench" => Ok(Command::Bench(parse_bench(&rest))),
         _ => Err(format!("unknown command '{head}'")),
     }
 }
@@ -125,49 +147,140 @@ fn parse_position(words: &[&str]) -> Result<Command, String> {
     Ok(Command::Position { sfen, moves })
 }
 
-fn parse_go(words: &[&str]) -> Result<GoParams, String> {
+/// Whether `w` is written like a USI move (`7g7f`, `8h2b+`, `P*5e`); legality is the
+/// engine's business.
+pub fn looks_like_move(w: &str) -> bool {
+    let b = w.as_bytes();
+    let file = |c: u8| (b'1'..=b'9').contains(&c);
+    let rank = |c: u8| (b'a'..=b'i').contains(&c);
+    match b {
+        [p, b'*', f, r] => b"PLNSGBR".contains(p) && file(*f) && rank(*r),
+        [f1, r1, f2, r2] | [f1, r1, f2, r2, b'+'] => {
+            file(*f1) && rank(*r1) && file(*f2) && rank(*r2)
+        }
+        _ => false,
+    }
+}
+
+/// The words `go` knows.
+const GO_WORDS: &[&str] = &[
+    "btime",
+    "wtime",
+    "binc",
+    "winc",
+    "byoyomi",
+    "movetime",
+    "nodes",
+    "depth",
+    "movestogo",
+    "infinite",
+    "ponder",
+    "mate",
+    "searchmoves",
+];
+
+/// A number as GUIs write clock values: negative (a clock that has run over) counts as 0.
+fn number(w: &str) -> Option<u64> {
+    w.parse::<i64>().ok().map(|x| x.max(0) as u64)
+}
+
+/// `go …`, tolerantly: an unknown word is skipped (with the number after it, as in
+/// `go multipv 3`), a parameter without a readable number is skipped with the word after it
+/// (unless that word is a parameter: `go btime infinite` is `go infinite`); each skip is a
+/// message in `ignored`.
+fn parse_go(words: &[&str]) -> GoParams {
     let mut g = GoParams::default();
     let mut i = 0;
     while i < words.len() {
         let w = words[i];
         i += 1;
-        let mut number = |what: &str| -> Result<u64, String> {
-            let v = words
-                .get(i)
-                .ok_or_else(|| format!("go {what} needs a number"))?;
+        let next = words.get(i).copied();
+        let value = next.and_then(number);
+        if value.is_some() {
+            // Consumed only when it is a number (`go btime infinite` keeps `infinite`).
             i += 1;
-            // Some GUIs send negative remaining times when a clock has run over.
-            v.parse::<i64>()
-                .map(|x| x.max(0) as u64)
-                .map_err(|_| format!("go {what}: '{v}' is not a number"))
-        };
+        }
         match w {
-            "btime" => g.btime = Some(number(w)?),
-            "wtime" => g.wtime = Some(number(w)?),
-            "binc" => g.binc = Some(number(w)?),
-            "winc" => g.winc = Some(number(w)?),
-            "byoyomi" => g.byoyomi = Some(number(w)?),
-            "movetime" => g.movetime = Some(number(w)?),
-            "nodes" => g.nodes = Some(number(w)?),
-            "depth" => g.depth = Some(number(w)?.min(u64::from(u32::MAX)) as u32),
+            "btime" | "wtime" | "binc" | "winc" | "byoyomi" | "movetime" | "nodes" | "depth"
+            | "movestogo" => {
+                let Some(v) = value else {
+                    g.ignored.push(match next {
+                        Some(n) => format!("go {w}: '{n}' is not a number; '{w}' ignored"),
+                        None => format!("go {w} needs a number; ignored"),
+                    });
+                    // The bad value goes with it, unless it is the next parameter.
+                    if next.is_some_and(|n| !GO_WORDS.contains(&n)) {
+                        i += 1;
+                    }
+                    continue;
+                };
+                let slot = match w {
+                    "btime" => &mut g.btime,
+                    "wtime" => &mut g.wtime,
+                    "binc" => &mut g.binc,
+                    "winc" => &mut g.winc,
+                    "byoyomi" => &mut g.byoyomi,
+                    "movetime" => &mut g.movetime,
+                    "nodes" => &mut g.nodes,
+                    "movestogo" => &mut g.movestogo,
+                    _ => {
+                        g.depth = Some(v.min(u64::from(u32::MAX)) as u32);
+                        continue;
+                    }
+                };
+                *slot = Some(v);
+            }
             "infinite" => g.infinite = true,
             "ponder" => g.ponder = true,
             "mate" => {
                 // `go mate` alone waits like `go mate infinite` (some GUIs send it bare).
-                g.mate = Some(match words.get(i) {
-                    None | Some(&"infinite") => MateTime::Infinite,
-                    Some(v) => MateTime::Millis(
-                        v.parse::<i64>()
-                            .map(|x| x.max(0) as u64)
-                            .map_err(|_| format!("go mate: '{v}' is not a number or 'infinite'"))?,
-                    ),
+                g.mate = Some(match (value, next) {
+                    (Some(ms), _) => MateTime::Millis(ms),
+                    (None, Some("infinite")) => {
+                        i += 1;
+                        MateTime::Infinite
+                    }
+                    _ => MateTime::Infinite,
                 });
-                i += 1;
             }
-            _ => return Err(format!("go: unknown parameter '{w}'")),
+            "searchmoves" => {
+                if value.is_some() {
+                    i -= 1; // a number is not a move
+                }
+                let start = i;
+                while i < words.len() && looks_like_move(words[i]) {
+                    i += 1;
+                }
+                if i == start {
+                    g.ignored
+                        .push("go searchmoves without a move; ignored".to_string());
+                } else {
+                    let moves = words[start..i].iter().map(|m| m.to_string());
+                    g.searchmoves.get_or_insert_with(Vec::new).extend(moves);
+                }
+            }
+            _ => g.ignored.push(match value {
+                Some(v) => format!("go: unknown parameter '{w} {v}' ignored"),
+                None => format!("go: unknown parameter '{w}' ignored"),
+            }),
         }
     }
-    Ok(g)
+    g
+}
+
+/// `bench [net] [N]`, tolerantly (anything else is listed in `ignored`).
+fn parse_bench(words: &[&str]) -> BenchParams {
+    let mut b = BenchParams::default();
+    for &w in words {
+        match (w, w.parse::<u32>()) {
+            ("net", _) => b.net = true,
+            (_, Ok(n)) if n > 0 => b.simulations = Some(n),
+            _ => b.ignored.push(format!(
+                "bench: '{w}' is neither 'net' nor a positive number; ignored"
+            )),
+        }
+    }
+    b
 }
 
 #[cfg(test)]
@@ -284,17 +397,96 @@ mod tests {
                 ..
             }))
         ));
-        assert!(
-            parse("go mate soon")
-                .unwrap_err()
-                .contains("not a number or 'infinite'")
+        assert!(matches!(
+            parse("go mate soon"),
+            Ok(Command::Go(GoParams {
+                mate: Some(MateTime::Infinite),
+                ..
+            }))
+        ));
+    }
+
+    fn go(line: &str) -> GoParams {
+        match parse(line) {
+            Ok(Command::Go(g)) => g,
+            c => panic!("{line}: {c:?}"),
+        }
+    }
+
+    /// Nothing in a `go` line is fatal: what cannot be read is skipped with a message, and
+    /// the rest still counts.
+    #[test]
+    fn go_is_tolerant() {
+        let g = go("go btime 1000 wtime 1000 movestogo 10");
+        assert_eq!((g.btime, g.movestogo), (Some(1000), Some(10)));
+        assert!(g.ignored.is_empty(), "{:?}", g.ignored);
+        let g = go("go nodes 100 multipv 3");
+        assert_eq!(g.nodes, Some(100));
+        assert_eq!(g.ignored, ["go: unknown parameter 'multipv 3' ignored"]);
+        let g = go("go sideways");
+        assert_eq!(
+            g,
+            GoParams {
+                ignored: vec!["go: unknown parameter 'sideways' ignored".into()],
+                ..GoParams::default()
+            }
         );
-        assert!(parse("go btime").unwrap_err().contains("needs a number"));
-        assert!(parse("go nodes many").unwrap_err().contains("not a number"));
+        let g = go("go btime");
+        assert!(g.btime.is_none() && g.ignored[0].contains("needs a number"));
+        // A bad number leaves the next word to be read: `infinite` still counts.
+        let g = go("go nodes many infinite");
+        assert!(g.nodes.is_none() && g.infinite);
         assert!(
-            parse("go sideways")
-                .unwrap_err()
-                .contains("unknown parameter")
+            g.ignored[0].contains("'many' is not a number"),
+            "{:?}",
+            g.ignored
         );
+        let g = go("go btime infinite");
+        assert!(g.infinite && g.btime.is_none());
+    }
+
+    #[test]
+    fn searchmoves_end_at_the_first_word_that_is_not_a_move() {
+        let g = go("go searchmoves 7g7f 2g2f P*5e 8h2b+ nodes 100");
+        assert_eq!(
+            g.searchmoves.as_deref(),
+            Some(&["7g7f", "2g2f", "P*5e", "8h2b+"].map(String::from)[..])
+        );
+        assert_eq!(g.nodes, Some(100));
+        let g = go("go nodes 5 searchmoves 7g7f");
+        assert_eq!(g.searchmoves, Some(vec!["7g7f".to_string()]));
+        let g = go("go searchmoves 100");
+        assert!(g.searchmoves.is_none());
+        assert_eq!(g.ignored.len(), 2, "{:?}", g.ignored);
+        for (w, ok) in [
+            ("7g7f", true),
+            ("1a9i+", true),
+            ("G*5b", true),
+            ("K*5b", false),
+            ("0g7f", false),
+            ("7j7f", false),
+            ("7g7f=", false),
+            ("nodes", false),
+            ("", false),
+        ] {
+            assert_eq!(looks_like_move(w), ok, "{w}");
+        }
+    }
+
+    #[test]
+    fn bench_parameters() {
+        assert_eq!(parse("bench"), Ok(Command::Bench(BenchParams::default())));
+        assert_eq!(
+            parse("bench net 300"),
+            Ok(Command::Bench(BenchParams {
+                net: true,
+                simulations: Some(300),
+                ignored: vec![],
+            }))
+        );
+        match parse("bench 0 fast").unwrap() {
+            Command::Bench(b) => assert_eq!(b.ignored.len(), 2),
+            c => panic!("{c:?}"),
+        }
     }
 }

@@ -7,82 +7,35 @@
 //! ends — for `go infinite` and `go ponder` only after `stop` or `ponderhit`, as the protocol
 //! requires.
 
-use super::command::{self, Command, GoParams, MateTime};
-use super::info::{self, Output};
+use super::bench;
+use super::command::{self, BenchParams, Command, GoParams, MateTime};
+use super::info::Output;
+use super::job::{Finished, SearchJob, Shared, Worker};
 use super::network::{self, LoadError, LoadedNetwork};
 use super::options::{Backend, EngineOptions};
-use super::time;
+use super::plan;
 use crate::eval::{Evaluator, MaterialEvaluator, ThreadedEvaluator};
 use crate::mate::{MateLimits, MateOutcome, MateSolver};
-use crate::search::{GumbelSearch, Outcome, Proof, SearchControl, SearchLimits, SearchResult};
-use crate::shogi::{Color, EnteringKingRule, Position};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use crate::search::{GumbelSearch, SearchLimits};
+use crate::shogi::Position;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Loads the network for an `EvalFile` value (see [`network::resolve`]).
 pub type Loader = Box<dyn Fn(&str) -> Result<LoadedNetwork, LoadError> + Send>;
 
-/// The budget when nothing else sets one: no `Simulations`, no clock, speed unknown.
-pub const DEFAULT_SIMULATIONS: u32 = 800;
-/// The smallest budget the clock may set (`Simulations 0`).
-pub const MIN_AUTO_SIMULATIONS: u32 = 8;
-/// The largest budget the clock may set.
-pub const MAX_AUTO_SIMULATIONS: u32 = 50_000_000;
-/// `go infinite` with `Simulations 0` lays its schedule out for this much search time at the
-/// measured speed (after it, the last two candidates keep being refined).
-pub const INFINITE_SCHEDULE: Duration = Duration::from_secs(10);
-/// A move with a single legal reply spends at most this many simulations (for a score).
-pub const FORCED_MOVE_SIMULATIONS: u32 = 8;
-/// How often a running search prints `info`.
-pub const INFO_EVERY: Duration = Duration::from_millis(1000);
-
-struct Worker {
-    evaluator: Box<dyn Evaluator>,
-    search: GumbelSearch,
-    /// The `go mate` solver, created at its first use (its table is kept between searches).
-    mate: Option<MateSolver>,
-}
-
-/// What the protocol thread and a search thread share.
-struct Shared {
-    control: SearchControl,
-    /// False while `go infinite` / `go ponder` must hold its `bestmove`.
-    released: Mutex<bool>,
-    release_cv: Condvar,
-    /// Set by `gameover` / `usinewgame`: end without printing `bestmove`.
-    silent: AtomicBool,
-    /// The hard time limit that applies from `ponderhit` on.
-    ponder_hard: Option<Duration>,
-    /// Set once the search thread has answered (or decided to stay silent): from then on
-    /// the search is over for the protocol, even if the thread has not quite exited.
-    answered: AtomicBool,
-}
-
-impl Shared {
-    fn release(&self) {
-        *self.released.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.release_cv.notify_all();
-    }
-
-    fn wait_released(&self) {
-        let mut r = self.released.lock().unwrap_or_else(|e| e.into_inner());
-        while !*r {
-            r = self.release_cv.wait(r).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-}
-
 struct Running {
-    /// The worker comes back unless the search failed.
-    handle: JoinHandle<Option<Worker>>,
+    handle: JoinHandle<Finished>,
     shared: Arc<Shared>,
 }
 
 /// The network in use and what it was loaded for.
 struct Net {
-    network: LoadedNetwork,
+    /// The network, or why it could not be loaded: then `go` answers `bestmove resign`
+    /// (docs/usi.md, "When EvalFile fails to load") — never another network in its place.
+    network: Result<LoadedNetwork, String>,
     eval_file: String,
     backend: Backend,
     threads: usize,
@@ -98,6 +51,8 @@ pub struct Engine {
     net: Option<Net>,
     /// The evaluator and search while no search runs.
     worker: Option<Worker>,
+    /// The `go mate` solver, created at its first use (its table is kept between searches).
+    mate: Option<MateSolver>,
     running: Option<Running>,
     /// The position of the last `position` command, or why it was refused.
     position: Result<Position, String>,
@@ -114,6 +69,7 @@ impl Engine {
             integer: None,
             net: None,
             worker: None,
+            mate: None,
             running: None,
             position: Ok(Position::startpos()),
             nps: Arc::new(Mutex::new(None)),
@@ -159,9 +115,17 @@ impl Engine {
             }
             Command::IsReady => {
                 // Weights are loaded here, not at start-up; a running search (pondering)
-                // keeps its evaluator and the answer is immediate.
-                if self.running.is_none() {
-                    self.ensure_network();
+                // keeps its evaluator and the answer is immediate. A network that failed to
+                // load is tried again, and while it fails every `isready` says so (and
+                // still answers: a GUI waits for `readyok` forever).
+                if self.running.is_none()
+                    && let Err(e) = self.ensure_network(true)
+                {
+                    self.out.info_string(&format!(
+                        "error: {e}; every 'go' answers 'bestmove resign' until a network \
+                         loads (set EvalFile to a loadable file, or empty for the embedded \
+                         default, and send isready)"
+                    ));
                 }
                 self.out.line("readyok");
             }
@@ -170,9 +134,16 @@ impl Engine {
                     self.out.info_string(&format!("error: {e}"));
                 }
             }
-            Command::UsiNewGame => self.finish_search(true),
+            Command::UsiNewGame => {
+                // A new game starts with a clean tree (nothing reused from the last one).
+                self.finish_search(true);
+                if let Some(w) = &mut self.worker {
+                    w.search.clear_tree();
+                }
+            }
             Command::Position { sfen, moves } => self.set_position(&sfen, &moves),
             Command::Go(go) => self.go(&go),
+            Command::Bench(b) => self.bench(&b),
             Command::Stop => {
                 if let Some(r) = &self.running {
                     r.shared.control.stop();
@@ -205,7 +176,7 @@ impl Engine {
     /// stopped.
     pub fn end_of_input(&mut self) {
         if let Some(r) = &self.running {
-            let held = !*r.shared.released.lock().unwrap_or_else(|e| e.into_inner());
+            let held = !r.shared.is_released();
             if held
                 || r.shared.control.time_limit().is_none() && !r.shared.control.stops_at_budget()
             {
@@ -230,7 +201,8 @@ impl Engine {
     fn join(&mut self) {
         if let Some(r) = self.running.take() {
             match r.handle.join() {
-                Ok(Some(w)) => self.worker = Some(w),
+                Ok(Finished::Search(Some(w))) => self.worker = Some(*w),
+                Ok(Finished::Mate(m)) => self.mate = Some(m),
                 _ => {
                     // The search failed (it answered already): rebuild the evaluator.
                     self.net = None;
@@ -253,17 +225,7 @@ impl Engine {
     }
 
     fn set_position(&mut self, sfen: &str, moves: &[String]) {
-        self.position = Position::from_sfen(sfen)
-            .map_err(|e| format!("bad SFEN '{sfen}': {e}"))
-            .and_then(|mut p| {
-                for (i, m) in moves.iter().enumerate() {
-                    let mv = p
-                        .parse_usi_move(m)
-                        .map_err(|e| format!("move {} of the list: {e}", i + 1))?;
-                    p.do_move(mv);
-                }
-                Ok(p)
-            });
+        self.position = game_position(sfen, moves);
         if let Err(e) = self.position.clone() {
             self.refuse_position(e);
         }
@@ -279,41 +241,33 @@ impl Engine {
     }
 
     /// Loads the network if `EvalFile`, `Backend` or `Threads` changed (or nothing is loaded
-    /// yet) and makes sure an evaluator and a search exist.
-    fn ensure_network(&mut self) {
+    /// yet, or `retry` and the last load failed) and makes sure an evaluator and a search
+    /// exist. `Err` says why there is no network: a file that fails to load never becomes
+    /// another network.
+    fn ensure_network(&mut self, retry: bool) -> Result<(), String> {
         let eval_file = self.options.eval_file.clone();
         let backend = self.options.backend;
         let threads = self.options.threads;
-        let fresh = self
-            .net
-            .as_ref()
-            .is_none_or(|n| n.eval_file != eval_file || n.backend != backend);
+        let fresh = self.net.as_ref().is_none_or(|n| {
+            n.eval_file != eval_file || n.backend != backend || retry && n.network.is_err()
+        });
         if fresh {
             let loaded = match (&self.integer, backend) {
                 (Some(integer), Backend::Integer) => integer(&eval_file),
                 _ => network::resolve_backend(&eval_file, backend, &*self.loader),
             };
             let network = match loaded {
-                Ok(n) => n,
-                Err(e) => {
-                    self.out.info_string(&format!(
-                        "error: EvalFile '{eval_file}' could not be loaded: {e}"
-                    ));
-                    match (self.loader)("") {
-                        Ok(n) => n,
-                        Err(e) => {
-                            self.out.info_string(&format!(
-                                "error: the default network failed too: {e}"
-                            ));
-                            LoadedNetwork {
-                                factory: MaterialEvaluator::factory(),
-                                description: "fallback: built-in material evaluator".to_string(),
-                            }
-                        }
-                    }
+                Ok(n) => {
+                    self.out.info_string(&n.description);
+                    Ok(n)
                 }
+                Err(e) if eval_file.trim().is_empty() || eval_file == "<empty>" => Err(format!(
+                    "the embedded default network could not be loaded: {e}"
+                )),
+                Err(e) => Err(format!("EvalFile '{eval_file}' could not be loaded: {e}")),
             };
-            self.out.info_string(&network.description);
+            // The old evaluator belongs to the old network.
+            self.worker = None;
             self.net = Some(Net {
                 network,
                 eval_file,
@@ -322,32 +276,39 @@ impl Engine {
             });
         }
         let net = self.net.as_mut().expect("loaded above");
+        let network = net.network.as_ref().map_err(Clone::clone)?;
         if fresh || net.threads != threads || self.worker.is_none() {
-            let factory = net.network.factory.as_ref();
+            let factory = network.factory.as_ref();
             let evaluator: Box<dyn Evaluator> = if threads > 1 {
                 Box::new(ThreadedEvaluator::new(factory, threads))
             } else {
                 factory.create()
             };
             net.threads = threads;
-            let (search, mate) = match self.worker.take() {
-                Some(w) => (Some(w.search), w.mate),
-                None => (None, None),
+            let search = match self.worker.take() {
+                // Same network: the search keeps its cache (and its tree for reuse).
+                Some(w) if !fresh => w.search,
+                _ => GumbelSearch::new(self.options.search_config()),
             };
-            let mut search =
-                search.unwrap_or_else(|| GumbelSearch::new(self.options.search_config()));
-            if fresh {
-                search.clear_cache();
-            }
-            self.worker = Some(Worker {
-                evaluator,
-                search,
-                mate,
-            });
+            self.worker = Some(Worker { evaluator, search });
         }
+        Ok(())
+    }
+
+    /// Why the engine has no network, if a load failed (for `go mate`, which needs none).
+    fn network_error(&self) -> Option<&str> {
+        self.net
+            .as_ref()?
+            .network
+            .as_ref()
+            .err()
+            .map(String::as_str)
     }
 
     fn go(&mut self, go: &GoParams) {
+        for w in &go.ignored {
+            self.out.info_string(&format!("warning: {w}"));
+        }
         if let Some(time) = go.mate {
             self.go_mate(time);
             return;
@@ -366,33 +327,39 @@ impl Engine {
                 return;
             }
         };
-        self.ensure_network();
+        if let Err(e) = self.ensure_network(false) {
+            // Loud and unmissable in a match: every game is lost at once, the log says why.
+            self.out.info_string(&format!(
+                "error: no network ({e}); answering 'bestmove resign'"
+            ));
+            self.out.line("bestmove resign");
+            return;
+        }
+        let nps = *self.nps.lock().unwrap_or_else(|e| e.into_inner());
+        let plan = plan::plan(&self.options, nps, &self.out, go, &position);
         let mut worker = self
             .worker
             .take()
             .expect("ensure_network provides a worker");
         let mut config = self.options.search_config();
-        if let Some(d) = go.depth {
-            config.max_depth = d.clamp(1, 1024) as u16;
-        }
+        config.max_depth = plan.max_depth;
         worker.search.set_config(config);
-        let (limits, ponder_hard) = self.limits(go, &position);
-        let shared = Arc::new(Shared {
-            control: SearchControl::new(&limits),
-            released: Mutex::new(!(go.infinite || go.ponder)),
-            release_cv: Condvar::new(),
-            silent: AtomicBool::new(false),
-            ponder_hard,
-            answered: AtomicBool::new(false),
-        });
+        let shared = Arc::new(Shared::new(
+            &plan.limits,
+            go.infinite || go.ponder,
+            plan.ponder_hard,
+        ));
         let job = SearchJob {
             out: self.out.clone(),
             shared: shared.clone(),
             nps: self.nps.clone(),
-            limits,
+            limits: plan.limits,
             with_ponder: self.options.ponder,
             tree_bytes: self.options.tree_bytes(),
             rule: self.options.entering_king,
+            scoring: plan.scoring,
+            resign_below_cp: self.options.resign_below_cp(),
+            forced: plan.forced,
         };
         let spawned = std::thread::Builder::new()
             .name("manaka-search".into())
@@ -403,9 +370,9 @@ impl Engine {
                 }));
                 if run.is_err() {
                     job.fail(&position);
-                    return None;
+                    return Finished::Search(None);
                 }
-                Some(worker)
+                Finished::Search(Some(Box::new(worker)))
             });
         match spawned {
             Ok(handle) => self.running = Some(Running { handle, shared }),
@@ -420,7 +387,8 @@ impl Engine {
     /// `go mate <ms>|infinite`: the df-pn mate solver on the current position, in the
     /// search thread, answered with `checkmate <moves>`, `checkmate nomate` (proven: no mate
     /// by checks) or `checkmate timeout` (time up, or `stop`), as soon as it knows — also
-    /// for `infinite`, as the protocol has it.
+    /// for `infinite`, as the protocol has it. It needs no network (one that failed to load
+    /// is still reported).
     fn go_mate(&mut self, time: MateTime) {
         if self.running.is_some() {
             self.out
@@ -436,35 +404,29 @@ impl Engine {
                 return;
             }
         };
-        self.ensure_network();
-        let mut worker = self
-            .worker
-            .take()
-            .expect("ensure_network provides a worker");
+        if let Some(e) = self.network_error() {
+            self.out
+                .info_string(&format!("error: no network ({e}); 'go mate' needs none"));
+        }
         let limit = match time {
             MateTime::Millis(ms) => Some(Duration::from_millis(ms)),
             MateTime::Infinite => None,
         };
-        let shared = Arc::new(Shared {
-            // No budget: only the time limit, `stop` or the end of input (which stops an
-            // infinite one) end it.
-            control: SearchControl::new(&SearchLimits {
-                time_limit: limit,
-                stop_at_budget: false,
-                ..SearchLimits::simulations(1)
-            }),
-            released: Mutex::new(true),
-            release_cv: Condvar::new(),
-            silent: AtomicBool::new(false),
-            ponder_hard: None,
-            answered: AtomicBool::new(false),
-        });
+        // No budget: only the time limit, `stop` or the end of input (which stops an
+        // infinite one) end it.
+        let limits = SearchLimits {
+            time_limit: limit,
+            stop_at_budget: false,
+            ..SearchLimits::simulations(1)
+        };
+        let shared = Arc::new(Shared::new(&limits, false, None));
         let (out, job_shared) = (self.out.clone(), shared.clone());
         let table = self.options.mate_hash_mb.saturating_mul(1 << 20);
+        let solver = self.mate.take();
         let spawned = std::thread::Builder::new()
             .name("manaka-mate".into())
             .spawn(move || {
-                let solver = worker.mate.get_or_insert_with(|| MateSolver::new(table));
+                let mut solver = solver.unwrap_or_else(|| MateSolver::new(table));
                 let limits = MateLimits {
                     time: limit,
                     ..MateLimits::default()
@@ -490,7 +452,7 @@ impl Engine {
                 if !silent {
                     out.line(&answer);
                 }
-                Some(worker)
+                Finished::Mate(solver)
             });
         match spawned {
             Ok(handle) => self.running = Some(Running { handle, shared }),
@@ -502,157 +464,65 @@ impl Engine {
         }
     }
 
-    /// The search limits for `go` in `position`, and the hard limit that a `ponderhit`
-    /// would start.
-    fn limits(&self, go: &GoParams, position: &Position) -> (SearchLimits, Option<Duration>) {
-        let black = position.side_to_move() == Color::Black;
-        let plan = time::plan(go, black, position.ply(), self.options.move_overhead_ms);
-        let nps = *self.nps.lock().unwrap_or_else(|e| e.into_inner());
-        let open_ended = go.infinite || go.ponder;
-        let from_speed = |t: Duration| {
-            nps.map(|n| {
-                (n * t.as_secs_f64()).clamp(
-                    f64::from(MIN_AUTO_SIMULATIONS),
-                    f64::from(MAX_AUTO_SIMULATIONS),
-                ) as u32
-            })
-        };
-        let mut simulations = if let Some(n) = go.nodes {
-            n.clamp(1, u64::from(u32::MAX)) as u32
-        } else if self.options.simulations > 0 {
-            self.options.simulations
-        } else if go.infinite {
-            from_speed(INFINITE_SCHEDULE).unwrap_or(DEFAULT_SIMULATIONS)
-        } else if let Some(p) = plan {
-            from_speed(p.soft).unwrap_or(DEFAULT_SIMULATIONS)
-        } else {
-            DEFAULT_SIMULATIONS
-        };
-        if !open_ended && position.legal_moves().len() == 1 {
-            simulations = simulations.min(FORCED_MOVE_SIMULATIONS);
+    /// `bench [net] [N]`: the fixed positions searched with a fixed budget (bench.rs), here
+    /// in the protocol thread (it is a command for people and CI, not for games).
+    fn bench(&mut self, b: &BenchParams) {
+        for w in &b.ignored {
+            self.out.info_string(&format!("warning: {w}"));
         }
-        // An estimated budget may be wrong: the hard limit guards the clock. With the speed
-        // unknown (the first timed move), the default budget is laid out and the search runs
-        // on past it until the soft target.
-        let calibrating =
-            plan.is_some() && self.options.simulations == 0 && go.nodes.is_none() && nps.is_none();
-        let time_limit = plan.map(|p| if calibrating { p.soft } else { p.hard });
-        let limits = SearchLimits {
-            simulations,
-            stop_at_budget: !open_ended && !calibrating,
-            time_limit: if open_ended { None } else { time_limit },
-            report_every: Some(INFO_EVERY),
-            searchmoves: None,
-        };
-        (limits, if go.ponder { time_limit } else { None })
-    }
-}
-
-/// Everything a search thread needs besides the worker and the position.
-struct SearchJob {
-    out: Output,
-    shared: Arc<Shared>,
-    nps: Arc<Mutex<Option<f64>>>,
-    limits: SearchLimits,
-    with_ponder: bool,
-    tree_bytes: usize,
-    rule: Option<EnteringKingRule>,
-}
-
-impl SearchJob {
-    /// After a failed search: says so and still answers a legal move (the first legal one),
-    /// or `resign` without one, unless silenced or already answered.
-    fn fail(&self, position: &Position) {
-        self.out
-            .info_string("error: the search failed; answering the first legal move");
-        self.shared.wait_released();
-        let silent = self.shared.silent.load(Ordering::SeqCst);
-        if self.shared.answered.swap(true, Ordering::SeqCst) || silent {
+        if self.running.is_some() {
+            self.out
+                .info_string("error: bench during a search; send stop first");
             return;
         }
-        match position.legal_moves().first() {
-            Some(m) => self.out.line(&format!("bestmove {}", m.to_usi())),
-            None => self.out.line("bestmove resign"),
+        let simulations = b.simulations.unwrap_or(bench::SIMULATIONS);
+        if !b.net {
+            let mut search = GumbelSearch::new(bench::config());
+            let mut evaluator = MaterialEvaluator::factory().create();
+            bench::run(
+                &mut search,
+                evaluator.as_mut(),
+                simulations,
+                "material evaluator, fixed settings",
+                &self.out,
+            );
+            return;
         }
-    }
-
-    fn hashfull(&self, r: &SearchResult) -> u32 {
-        (r.stats.tree_bytes.saturating_mul(1000) / self.tree_bytes.max(1) as u64) as u32
-    }
-
-    fn run(&self, worker: &mut Worker, position: &Position) {
-        let out = &self.out;
-        let mut progress = |snap: &SearchResult| {
-            if let Some(l) = info::info_line(snap, self.hashfull(snap)) {
-                out.line(&l);
-            }
-        };
-        let control = &self.shared.control;
-        let r = worker.search.run_with(
-            position,
+        if let Err(e) = self.ensure_network(false) {
+            self.out
+                .info_string(&format!("error: bench net: no network ({e})"));
+            return;
+        }
+        let config = self.options.search_config();
+        let worker = self
+            .worker
+            .as_mut()
+            .expect("ensure_network provides a worker");
+        let label = format!("{}, the engine's options", worker.evaluator.name());
+        worker.search.set_config(config);
+        bench::run(
+            &mut worker.search,
             worker.evaluator.as_mut(),
-            &self.limits,
-            control,
-            &mut progress,
+            simulations,
+            &label,
+            &self.out,
         );
-        match r.outcome {
-            Outcome::NoLegalMoves => out.info_string("no legal moves: the side to move is mated"),
-            Outcome::DeclareWin => {
-                let rule = match self.rule {
-                    Some(EnteringKingRule::Jsa24) => "JSA 24-point rule",
-                    _ => "CSA 27-point rule",
-                };
-                out.info_string(&format!("entering-king declaration ({rule})"));
-            }
-            _ => {
-                let top: Vec<String> = r
-                    .ranked_moves()
-                    .iter()
-                    .take(3)
-                    .map(|m| format!("{} {} {:.3}", m.mv.to_usi(), m.visits, m.improved_policy))
-                    .collect();
-                let proven = match r.proof {
-                    Some(Proof::Win { plies }) => format!(" proven win in {plies}"),
-                    Some(Proof::Loss { plies }) => format!(" proven loss in {plies}"),
-                    Some(Proof::Draw) => " proven draw".to_string(),
-                    None => String::new(),
-                };
-                out.info_string(&format!(
-                    "value {:.4} v_hat {:.4} evals {} batches {} cache_hits {} collisions {} new_nodes {} growth {:.3} leaf_mates {}{proven} top {}",
-                    r.root_value,
-                    r.root_v_hat,
-                    r.stats.evaluations,
-                    r.stats.batches,
-                    r.stats.cache_hits,
-                    r.stats.collisions,
-                    r.stats.new_nodes,
-                    r.growth(),
-                    r.stats.leaf_mates,
-                    top.join(", ")
-                ));
-                if let Some(l) = info::info_line(&r, self.hashfull(&r)) {
-                    out.line(&l);
-                }
-            }
-        }
-        // Speed for the next budget (simulations per second, smoothed).
-        let secs = r.elapsed.as_secs_f64();
-        if r.stats.simulations >= 32 && secs >= 0.002 {
-            let now = r.stats.simulations as f64 / secs;
-            let mut nps = self.nps.lock().unwrap_or_else(|e| e.into_inner());
-            *nps = Some(nps.map_or(now, |old| 0.5 * old + 0.5 * now));
-        }
-        // go infinite / go ponder: the bestmove waits for stop or ponderhit.
-        self.shared.wait_released();
-        // Marked answered before the line goes out: a GUI that reacts to the bestmove at
-        // once finds the search over (the protocol thread then joins this thread, which
-        // only has the write left to do).
-        let silent = self.shared.silent.load(Ordering::SeqCst);
-        self.shared.answered.store(true, Ordering::SeqCst);
-        if !silent {
-            out.line(&info::bestmove_line(&r, self.with_ponder));
-        }
+        // The benchmark's trees and evaluations are no part of any game.
+        worker.search.clear_cache();
     }
+}
+
+/// The position of `position <sfen> moves …` (`sfen` is `startpos` or the SFEN fields), or
+/// why not: a bad SFEN, or the first move of the list that is not legal.
+pub fn game_position(sfen: &str, moves: &[String]) -> Result<Position, String> {
+    let mut p = Position::from_sfen(sfen).map_err(|e| format!("bad SFEN '{sfen}': {e}"))?;
+    for (i, m) in moves.iter().enumerate() {
+        let mv = p
+            .parse_usi_move(m)
+            .map_err(|e| format!("move {} of the list: {e}", i + 1))?;
+        p.do_move(mv);
+    }
+    Ok(p)
 }
 
 /// The default loader: [`network::resolve`] (the reference evaluator for every shape).

@@ -17,11 +17,15 @@
 //! assert!(text.contains("readyok") && text.contains("bestmove "));
 //! ```
 
+pub mod bench;
 pub mod command;
 pub mod engine;
+pub mod game;
 pub mod info;
+mod job;
 pub mod network;
 pub mod options;
+pub mod plan;
 pub mod time;
 
 #[cfg(test)]

@@ -9,14 +9,19 @@
 //! trained on fairy-stockfish-labelled self-play positions (`nets/default.mnw`, 3.7 MB,
 //! built into the binary; the recipe is in docs/training.md).
 //!
+//! `EvalFile` takes an MNW1 file or a YaneuraOu nn.bin, told apart by their first bytes (an
+//! nn.bin is converted at load, see [`is_nn_bin`]).
+//!
 //! With the `Backend` option at `cuda` ([`resolve_backend`]) the same weights go to the GPU
 //! (docs/gpu.md) when the binary has the `cuda` feature and the machine a driver, a device
 //! and NVRTC; otherwise the CPU network above runs and the description says why.
 
 use super::options::Backend;
 use crate::eval::{EvaluatorFactory, FnFactory, MaterialEvaluator};
+use crate::nnue;
 use crate::reference::{ReferenceEvaluator, ReferenceNet};
 use crate::weights::{TensorSource, WeightFile};
+use std::io::Read;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -189,13 +194,41 @@ fn weights_source(
             default_weights()?,
             format!("EvalFile not set: embedded default {DEFAULT_SHAPE}, trained"),
         ),
+        Some(path) if is_nn_bin(path) => {
+            // YaneuraOu's nn.bin, recognised by its header: converted at load into the float
+            // tensors of its shape, which quantise back to the file's integers exactly (so
+            // `Backend integer` evaluates as YaneuraOu does).
+            let imported = nnue::import(path)
+                .map_err(|e| format!("cannot load '{}' as an nn.bin: {e}", path.display()))?;
+            let origin = format!(
+                "EvalFile {}: YaneuraOu nn.bin ({}), converted to shape {}",
+                path.display(),
+                imported.file.architecture.name(),
+                imported.weights.shape()
+            );
+            (Arc::new(imported.weights), origin)
+        }
         Some(path) => {
-            let file = WeightFile::open(path)
-                .map_err(|e| format!("cannot load '{}': {e}", path.display()))?;
+            let file = WeightFile::open(path).map_err(|e| {
+                format!(
+                    "cannot load '{}': {e} (EvalFile takes an MNW1 weight file or a \
+                     YaneuraOu nn.bin)",
+                    path.display()
+                )
+            })?;
             let origin = format!("EvalFile {}: shape {}", path.display(), file.shape());
             (Arc::new(file), origin)
         }
     })
+}
+
+/// Whether the file at `path` starts like a YaneuraOu nn.bin (its version word,
+/// [`nnue::arch::VERSION`]); unreadable files are left to the MNW1 reader's error.
+pub fn is_nn_bin(path: &Path) -> bool {
+    let mut head = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| u32::from_le_bytes(head) == nnue::arch::VERSION)
 }
 
 /// Loads a weight file, or the embedded default network when `eval_file` is `None`.

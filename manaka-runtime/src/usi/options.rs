@@ -1,8 +1,12 @@
 //! The engine's USI options: what `usi` announces, what `setoption` accepts, and how they
 //! become a [`SearchConfig`].
 
+use super::time::TimeSettings;
 use crate::search::{QTransform, RootNoise, SearchConfig, cache};
-use crate::shogi::EnteringKingRule;
+use crate::shogi::{Color, EnteringKingRule};
+
+/// The most `MultiPV` lines (more than any position's legal moves, 593).
+pub const MAX_MULTIPV: usize = 600;
 
 /// Where the network runs (the `Backend` option; docs/gpu.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,7 +63,29 @@ pub struct EngineOptions {
     pub root_mate_nodes: u64,
     /// The mate solvers' tables (root mate search, `go mate`), MiB each.
     pub mate_hash_mb: usize,
+    /// `MultiPV`: candidate lines reported (`info … multipv k …`), best first.
+    pub multipv: usize,
+    /// `DrawValueBlack` / `DrawValueWhite`: what a draw is worth to the engine when it plays
+    /// Black / White, as a win rate in per mille (500: an even score). See [`Self::draw_value`].
+    pub draw_value_black: u32,
+    pub draw_value_white: u32,
+    /// `ResignValue` in centipawns: resign when the score is at or below minus this;
+    /// [`RESIGN_OFF`] never resigns (YaneuraOu's convention).
+    pub resign_value: u32,
+    /// `MaxMovesToDraw`: the game is drawn once this many moves have been played (0: off).
+    pub max_moves_to_draw: u32,
+    /// `NetworkDelay` (ms): kept off the move's target time, on top of `MoveOverhead`.
+    pub network_delay_ms: u64,
+    /// `NetworkDelay2` (ms): kept off the hard limit — the time the move may never pass —
+    /// on top of `MoveOverhead` (at least `NetworkDelay`).
+    pub network_delay2_ms: u64,
+    /// `MinimumThinkingTime` (ms): the target time is at least this (never past the hard
+    /// limit).
+    pub minimum_thinking_ms: u64,
 }
+
+/// The `ResignValue` that never resigns.
+pub const RESIGN_OFF: u32 = 99_999;
 
 impl Default for EngineOptions {
     fn default() -> Self {
@@ -84,6 +110,14 @@ impl Default for EngineOptions {
             leaf_mate_plies: SearchConfig::default().leaf_mate_plies,
             root_mate_nodes: SearchConfig::default().root_mate_nodes,
             mate_hash_mb: 16,
+            multipv: 1,
+            draw_value_black: 500,
+            draw_value_white: 500,
+            resign_value: RESIGN_OFF,
+            max_moves_to_draw: 0,
+            network_delay_ms: 0,
+            network_delay2_ms: 0,
+            minimum_thinking_ms: 0,
         }
     }
 }
@@ -174,6 +208,38 @@ impl EngineOptions {
                 "option name MateHash type spin default {} min 1 max 4096",
                 d.mate_hash_mb
             ),
+            format!(
+                "option name MultiPV type spin default {} min 1 max {MAX_MULTIPV}",
+                d.multipv
+            ),
+            format!(
+                "option name DrawValueBlack type spin default {} min 0 max 1000",
+                d.draw_value_black
+            ),
+            format!(
+                "option name DrawValueWhite type spin default {} min 0 max 1000",
+                d.draw_value_white
+            ),
+            format!(
+                "option name ResignValue type spin default {} min 0 max {RESIGN_OFF}",
+                d.resign_value
+            ),
+            format!(
+                "option name MaxMovesToDraw type spin default {} min 0 max 100000",
+                d.max_moves_to_draw
+            ),
+            format!(
+                "option name NetworkDelay type spin default {} min 0 max 10000",
+                d.network_delay_ms
+            ),
+            format!(
+                "option name NetworkDelay2 type spin default {} min 0 max 10000",
+                d.network_delay2_ms
+            ),
+            format!(
+                "option name MinimumThinkingTime type spin default {} min 0 max 100000",
+                d.minimum_thinking_ms
+            ),
         ]
     }
 
@@ -230,6 +296,16 @@ impl EngineOptions {
             "leafmateplies" => self.leaf_mate_plies = spin(name, value, 0, 7)? as u32,
             "rootmatenodes" => self.root_mate_nodes = spin(name, value, 0, 100_000_000)? as u64,
             "matehash" => self.mate_hash_mb = spin(name, value, 1, 4096)? as usize,
+            "multipv" => self.multipv = spin(name, value, 1, MAX_MULTIPV as i64)? as usize,
+            "drawvalueblack" => self.draw_value_black = spin(name, value, 0, 1000)? as u32,
+            "drawvaluewhite" => self.draw_value_white = spin(name, value, 0, 1000)? as u32,
+            "resignvalue" => self.resign_value = spin(name, value, 0, RESIGN_OFF.into())? as u32,
+            "maxmovestodraw" => self.max_moves_to_draw = spin(name, value, 0, 100_000)? as u32,
+            "networkdelay" => self.network_delay_ms = spin(name, value, 0, 10_000)? as u64,
+            "networkdelay2" => self.network_delay2_ms = spin(name, value, 0, 10_000)? as u64,
+            "minimumthinkingtime" => {
+                self.minimum_thinking_ms = spin(name, value, 0, 100_000)? as u64
+            }
             _ => {
                 return Err(format!(
                     "unknown option '{name}' (see the option list answered to 'usi')"
@@ -237,6 +313,32 @@ impl EngineOptions {
             }
         }
         Ok(())
+    }
+
+    /// The value of a draw for the side to move at the root — the engine's side — in the
+    /// search's value scale (−1 lost … 1 won): `2·w/1000 − 1` for the per-mille win rate `w`
+    /// of `DrawValueBlack` or `DrawValueWhite`.
+    pub fn draw_value(&self, engine: Color) -> f64 {
+        let w = match engine {
+            Color::Black => self.draw_value_black,
+            Color::White => self.draw_value_white,
+        };
+        2.0 * f64::from(w) / 1000.0 - 1.0
+    }
+
+    /// The score at or below which the engine resigns (`-ResignValue` cp); `None` when off.
+    pub fn resign_below_cp(&self) -> Option<i32> {
+        (self.resign_value < RESIGN_OFF).then(|| -(self.resign_value as i32))
+    }
+
+    /// The clock settings of the time plan (time.rs).
+    pub fn time_settings(&self) -> TimeSettings {
+        TimeSettings {
+            move_overhead: self.move_overhead_ms,
+            network_delay: self.network_delay_ms,
+            network_delay2: self.network_delay2_ms,
+            minimum_thinking: self.minimum_thinking_ms,
+        }
     }
 
     /// The tree's share of `USI_Hash`.
@@ -271,6 +373,7 @@ impl EngineOptions {
             // The next position of the game keeps its subtree (docs/search.md, "Tree
             // reuse"); `usinewgame` clears it.
             reuse_tree: true,
+            multipv: self.multipv,
             ..SearchConfig::default()
         }
     }
@@ -360,7 +463,20 @@ mod tests {
         assert_eq!(o.gumbel_scale, 1.5);
         assert_eq!(o.entering_king, Some(EnteringKingRule::Jsa24));
         assert_eq!(o.eval_file, "/tmp/some file.mnw");
+        o.set("MultiPV", "3").unwrap();
+        o.set("DrawValueBlack", "450").unwrap();
+        o.set("ResignValue", "2000").unwrap();
+        o.set("networkdelay2", "1120").unwrap();
+        assert!(o.set("MultiPV", "0").is_err());
+        assert!(o.set("DrawValueWhite", "1001").is_err());
+        assert!(o.set("ResignValue", "-1").is_err());
+        assert_eq!(o.resign_below_cp(), Some(-2000));
+        assert_eq!(EngineOptions::default().resign_below_cp(), None);
+        assert!((o.draw_value(Color::Black) + 0.1).abs() < 1e-12);
+        assert_eq!(o.draw_value(Color::White), 0.0);
+        assert_eq!(o.time_settings().network_delay2, 1120);
         let c = o.search_config();
+        assert_eq!(c.multipv, 3);
         assert_eq!(c.max_tree_bytes, 48 << 20);
         assert!(c.cache_entries > 10_000);
         assert_eq!(

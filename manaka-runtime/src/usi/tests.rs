@@ -146,8 +146,12 @@ fn weights_load_at_isready_not_at_start() {
     assert_eq!(loads.load(Ordering::SeqCst), 2);
 }
 
+/// A file that fails to load never becomes another network: `isready` still answers
+/// `readyok` (GUIs wait for it forever) after an error line, every `go` says so again and
+/// answers `bestmove resign` — a match shows the failure at once — and a good `EvalFile`
+/// plays again.
 #[test]
-fn bad_eval_file_falls_back_with_a_message() {
+fn a_bad_eval_file_is_loud_and_resigns_instead_of_playing_another_network() {
     let mut s = Session::new();
     s.send("setoption name EvalFile value /no/such/net.mnw");
     s.send("isready");
@@ -156,12 +160,44 @@ fn bad_eval_file_falls_back_with_a_message() {
         text.contains("info string error: EvalFile '/no/such/net.mnw' could not be loaded"),
         "{text}"
     );
-    assert!(text.contains("info string EvalFile not set"), "{text}");
+    assert!(text.contains("until a network loads"), "{text}");
+    assert!(
+        !text.contains("EvalFile not set"),
+        "no fallback network: {text}"
+    );
     assert!(text.trim_end().ends_with("readyok"));
+    for _ in 0..2 {
+        let n = s.lines().len();
+        s.send("position startpos");
+        s.send("go btime 1000 wtime 1000 byoyomi 100");
+        assert_eq!(s.wait_for("bestmove", n), "bestmove resign");
+        let after = s.lines()[n..].join("\n");
+        assert!(
+            after.contains("info string error: no network (EvalFile '/no/such/net.mnw'"),
+            "{after}"
+        );
+    }
+    // Each isready tries again (the file may have been put in place) and says so again.
+    let n = s.lines().len();
+    s.send("isready");
+    assert!(
+        s.lines()[n].starts_with("info string error: EvalFile"),
+        "{}",
+        s.text()
+    );
+    // go mate needs no network: it still answers, after the error line.
+    let n = s.lines().len();
+    s.send("position sfen 4k4/9/4G4/9/9/9/9/9/4K4 b G 1");
+    s.send("go mate 1000");
+    assert_eq!(s.wait_for("checkmate", n), "checkmate G*5b");
+    // A loadable file plays again.
+    let n = s.lines().len();
+    s.send("setoption name EvalFile value builtin:material");
+    s.send("isready");
     s.send("position startpos");
     s.send("go nodes 16");
-    let b = s.wait_for("bestmove", 0);
-    legal_bestmove(&b, &Position::startpos());
+    legal_bestmove(&s.wait_for("bestmove", n), &Position::startpos());
+    assert_clean_output(&s.text());
 }
 
 #[test]
@@ -169,8 +205,6 @@ fn malformed_input_is_answered_not_fatal() {
     let mut s = Session::new();
     for line in [
         "fly",
-        "go sideways",
-        "go btime",
         "setoption",
         "setoption name Simulations value lots",
         "setoption name NoSuch value 1",
@@ -184,7 +218,7 @@ fn malformed_input_is_answered_not_fatal() {
     let text = s.text();
     assert_eq!(
         text.lines().count(),
-        10,
+        8,
         "one info string per bad line:\n{text}"
     );
     assert!(
@@ -537,4 +571,428 @@ fn an_unreadable_position_line_never_leaves_the_old_position_in_play() {
         s.send("go nodes 10");
         legal_bestmove(&s.wait_for("bestmove", n), &after("startpos", &[]));
     }
+}
+
+/// The `info depth` lines after line `skip`.
+fn infos_after(s: &Session, skip: usize) -> Vec<String> {
+    s.lines()
+        .into_iter()
+        .skip(skip)
+        .filter(|l| l.starts_with("info depth"))
+        .collect()
+}
+
+/// The word after `name` in `line`.
+fn word_after<'a>(line: &'a str, name: &str) -> &'a str {
+    let mut w = line.split_whitespace();
+    w.find(|x| *x == name)
+        .unwrap_or_else(|| panic!("no {name} in {line}"));
+    w.next().unwrap()
+}
+
+#[test]
+fn every_new_option_is_announced_and_accepted() {
+    let mut s = Session::new();
+    s.send("usi");
+    for (name, kind) in [
+        ("MultiPV", "spin default 1 min 1 max 600"),
+        ("DrawValueBlack", "spin default 500 min 0 max 1000"),
+        ("DrawValueWhite", "spin default 500 min 0 max 1000"),
+        ("ResignValue", "spin default 99999 min 0 max 99999"),
+        ("MaxMovesToDraw", "spin default 0 min 0 max 100000"),
+        ("NetworkDelay", "spin default 0 min 0 max 10000"),
+        ("NetworkDelay2", "spin default 0 min 0 max 10000"),
+        ("MinimumThinkingTime", "spin default 0 min 0 max 100000"),
+    ] {
+        assert!(
+            s.text()
+                .contains(&format!("option name {name} type {kind}\n")),
+            "{name}"
+        );
+    }
+    let n = s.lines().len();
+    for set in [
+        "MultiPV value 4",
+        "DrawValueBlack value 450",
+        "DrawValueWhite value 550",
+        "ResignValue value 3000",
+        "MaxMovesToDraw value 256",
+        "NetworkDelay value 120",
+        "NetworkDelay2 value 1120",
+        "MinimumThinkingTime value 1000",
+    ] {
+        s.send(&format!("setoption name {set}"));
+    }
+    assert_eq!(s.lines().len(), n, "accepted silently:\n{}", s.text());
+    let o = s.engine.options();
+    assert_eq!(
+        (
+            o.multipv,
+            o.draw_value_black,
+            o.draw_value_white,
+            o.resign_value
+        ),
+        (4, 450, 550, 3000)
+    );
+    assert_eq!(
+        (
+            o.max_moves_to_draw,
+            o.network_delay_ms,
+            o.network_delay2_ms,
+            o.minimum_thinking_ms
+        ),
+        (256, 120, 1120, 1000)
+    );
+    s.send("setoption name MultiPV value 0");
+    s.send("setoption name ResignValue value many");
+    assert!(
+        s.lines()[n..]
+            .iter()
+            .all(|l| l.starts_with("info string error: ")),
+        "{}",
+        s.text()
+    );
+    assert_eq!(s.engine.options().multipv, 4);
+}
+
+/// `go` never leaves the GUI without a `bestmove`: unknown words, bad numbers and
+/// `movestogo` are answered (with a warning for what was ignored).
+#[test]
+fn tolerant_go_always_answers() {
+    let mut s = Session::new();
+    s.send("position startpos");
+    for (line, warning) in [
+        ("go btime 1000 wtime 1000 movestogo 10", None),
+        ("go searchmoves 7g7f nodes 100", None),
+        (
+            "go nodes 100 multipv 3",
+            Some("unknown parameter 'multipv 3' ignored"),
+        ),
+        (
+            "go sideways nodes 50",
+            Some("unknown parameter 'sideways' ignored"),
+        ),
+        ("go nodes many byoyomi 100", Some("'many' is not a number")),
+        ("go btime", Some("go btime needs a number")),
+    ] {
+        let n = s.lines().len();
+        s.send(line);
+        let b = s.wait_for("bestmove", n);
+        legal_bestmove(&b, &Position::startpos());
+        let warnings: Vec<String> = s.lines()[n..]
+            .iter()
+            .filter(|l| l.starts_with("info string warning: "))
+            .cloned()
+            .collect();
+        match warning {
+            None => assert!(warnings.is_empty(), "{line}: {warnings:?}"),
+            Some(w) => assert!(
+                warnings.len() == 1 && warnings[0].contains(w),
+                "{line}: {warnings:?}"
+            ),
+        }
+        if line.contains("searchmoves") {
+            assert_eq!(b, "bestmove 7g7f");
+        }
+        if line.contains("nodes 100") {
+            let info = infos_after(&s, n).pop().unwrap();
+            assert_eq!(word_after(&info, "nodes"), "100", "{info}");
+        }
+    }
+    assert!(
+        s.text()
+            .lines()
+            .all(|l| !l.starts_with("info string error")),
+        "{}",
+        s.text()
+    );
+    assert_clean_output(&s.text());
+}
+
+#[test]
+fn searchmoves_restrict_the_root() {
+    let mut s = Session::new();
+    s.send("position startpos");
+    s.send("go nodes 200 searchmoves 9g9f 1g1f");
+    let b = s.wait_for("bestmove", 0);
+    assert!(
+        ["bestmove 9g9f", "bestmove 1g1f"].contains(&b.as_str()),
+        "{b}"
+    );
+    // Moves that are not legal here are named and left out.
+    let n = s.lines().len();
+    s.send("go nodes 50 searchmoves 7g7f 7g7e 5a4b");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove 7g7f");
+    assert!(
+        s.text()
+            .contains("info string warning: go searchmoves: 7g7e 5a4b not legal here"),
+        "{}",
+        s.text()
+    );
+    // None legal: every legal move is searched, saying so.
+    let n = s.lines().len();
+    s.send("go nodes 50 searchmoves 7g7e");
+    legal_bestmove(&s.wait_for("bestmove", n), &Position::startpos());
+    assert!(
+        s.text()
+            .contains("none of the moves is legal; searching every legal move")
+    );
+    // MultiPV lines cover only the moves searched.
+    let n = s.lines().len();
+    s.send("setoption name MultiPV value 3");
+    s.send("go nodes 100 searchmoves 2g2f 7g7f");
+    s.wait_for("bestmove", n);
+    let lines = infos_after(&s, n);
+    let last: Vec<&String> = lines.iter().rev().take(2).collect();
+    for l in &last {
+        let first = word_after(l, "pv");
+        assert!(["2g2f", "7g7f"].contains(&first), "{l}");
+    }
+}
+
+#[test]
+fn multipv_prints_one_line_per_candidate_best_first() {
+    let mut s = Session::new();
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go nodes 300");
+    let b = s.wait_for("bestmove", 0);
+    let lines = infos_after(&s, 0);
+    let last = &lines[lines.len() - 3..];
+    for (k, l) in last.iter().enumerate() {
+        assert_eq!(word_after(l, "multipv"), (k + 1).to_string(), "{l}");
+        assert!(l.contains(" score cp "), "{l}");
+    }
+    let firsts: Vec<&str> = last.iter().map(|l| word_after(l, "pv")).collect();
+    assert_eq!(
+        format!("bestmove {}", firsts[0]),
+        b.split(" ponder").next().unwrap()
+    );
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+    // An exact answer (mate in one, before any search) is one line, multipv 1.
+    let n = s.lines().len();
+    s.send("position sfen 4k4/9/4G4/9/9/9/9/9/4K4 b G 1");
+    s.send("go nodes 300");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove G*5b");
+    let lines = infos_after(&s, n);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains(" multipv 1 score mate 1 pv G*5b"),
+        "{}",
+        lines[0]
+    );
+    // MultiPV 1 keeps the plain line.
+    let n = s.lines().len();
+    s.send("setoption name MultiPV value 1");
+    s.send("position startpos");
+    s.send("go nodes 50");
+    s.wait_for("bestmove", n);
+    assert!(infos_after(&s, n).iter().all(|l| !l.contains("multipv")));
+    assert_clean_output(&s.text());
+}
+
+/// MaxMovesToDraw: the last plies are decided exactly, a mate after the limit is the draw the
+/// game ends in (scored with the draw value), a mate before it still counts.
+#[test]
+fn max_moves_to_draw_settles_the_last_plies() {
+    let mut s = Session::new();
+    s.send("setoption name MaxMovesToDraw value 256");
+    s.send("setoption name DrawValueBlack value 400");
+    // Move 255 of 256: after 5i4i White mates with G*4h on the last move; the others draw.
+    s.send("position sfen 4k4/9/9/9/9/9/5s3/9/4K4 b g 255");
+    s.send("go byoyomi 1000");
+    let b = s.wait_for("bestmove", 0);
+    assert!(
+        ["bestmove 5i6h", "bestmove 5i6i"].contains(&b.as_str()),
+        "{b}"
+    );
+    assert!(
+        s.text()
+            .contains("info string MaxMovesToDraw 256: 2 plies left")
+    );
+    // The draw's score is DrawValueBlack's: 400 per mille is 1200·atanh(−0.2) = −243 cp.
+    let info = infos_after(&s, 0).pop().unwrap();
+    assert!(info.contains(" score cp -243 "), "{info}");
+    // A mate in three with two plies left cannot be completed: a draw, not `mate 3`.
+    let mate3 = "8k/9/7pp/9/9/9/9/9/K8 b BG 255";
+    let n = s.lines().len();
+    s.send(&format!("position sfen {mate3}"));
+    s.send("go nodes 200");
+    s.wait_for("bestmove", n);
+    let info = infos_after(&s, n).pop().unwrap();
+    assert!(info.contains(" score cp -243 "), "{info}");
+    // With three plies left the mate comes in time.
+    let n = s.lines().len();
+    s.send("setoption name MaxMovesToDraw value 257");
+    s.send("go nodes 200");
+    let b = s.wait_for("bestmove", n);
+    let info = infos_after(&s, n).pop().unwrap();
+    assert!(info.contains(" score mate 3 "), "{info}");
+    assert_eq!(b, "bestmove B*3c");
+    // The last move may still mate.
+    let n = s.lines().len();
+    s.send("setoption name MaxMovesToDraw value 1");
+    s.send("position sfen 4k4/9/4G4/9/9/9/9/9/4K4 b G 1");
+    s.send("go byoyomi 1000");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove G*5b");
+    // Past the limit (the GUI plays on) the rule is not applied.
+    let n = s.lines().len();
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go nodes 50");
+    legal_bestmove(
+        &s.wait_for("bestmove", n),
+        &after("startpos", &["7g7f", "3c3d"]),
+    );
+    assert!(!s.lines()[n..].iter().any(|l| l.contains("MaxMovesToDraw")));
+}
+
+/// ResignValue: resigns on a hopeless score or a proven loss, never on a forced move, and
+/// not on a loss that the move limit turns into a draw.
+#[test]
+fn resign_value() {
+    let mut s = Session::new();
+    // Black has a king against a full army: the material evaluator calls it lost.
+    let hopeless = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/9/9/4K4 b - 1";
+    s.send(&format!("position sfen {hopeless}"));
+    s.send("go nodes 100");
+    assert_ne!(
+        s.wait_for("bestmove", 0),
+        "bestmove resign",
+        "off by default"
+    );
+    let n = s.lines().len();
+    s.send("setoption name ResignValue value 1000");
+    s.send("go nodes 100");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove resign");
+    let why = s.lines()[n..]
+        .iter()
+        .find(|l| l.starts_with("info string resign: "))
+        .cloned()
+        .unwrap();
+    assert!(
+        why.contains("at or below the ResignValue threshold -1000"),
+        "{why}"
+    );
+    // A single legal move is played, however bad.
+    let n = s.lines().len();
+    s.send("position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/7g1/9/8K b - 1");
+    s.send("go nodes 100");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove 1i2i");
+    // Mated in two (every reply allows a mate in one): resigned on the proof...
+    let mated = "8k/9/7pp/9/9/9/9/9/K8 b BG 255 moves B*3c";
+    let n = s.lines().len();
+    s.send("setoption name ResignValue value 29000");
+    s.send(&format!("position sfen {mated}"));
+    s.send("go nodes 500");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove resign");
+    assert!(
+        s.lines()[n..]
+            .iter()
+            .any(|l| l.contains("resign: proven loss in 2"))
+    );
+    // ... but with the game's last move to play, the mate comes too late: a draw.
+    let n = s.lines().len();
+    s.send("setoption name MaxMovesToDraw value 256");
+    s.send("go nodes 500");
+    let b = s.wait_for("bestmove", n);
+    legal_bestmove(&b, &after("8k/9/7pp/9/9/9/9/9/K8 b BG 255", &["B*3c"]));
+}
+
+#[test]
+fn network_delay2_keeps_its_margin_at_the_end_of_the_byoyomi() {
+    let mut s = Session::new();
+    s.send("setoption name Simulations value 100000000");
+    s.send("setoption name NetworkDelay2 value 500");
+    s.send("isready");
+    s.send("position startpos");
+    let t = Instant::now();
+    s.send("go btime 0 wtime 0 byoyomi 1000");
+    legal_bestmove(&s.wait_for("bestmove", 0), &Position::startpos());
+    // 1000 − 100 (MoveOverhead) − 500 (NetworkDelay2): about 400 ms.
+    let took = t.elapsed();
+    assert!(took < Duration::from_millis(800), "took {took:?}");
+}
+
+#[test]
+fn bench_prints_a_deterministic_node_count() {
+    let mut s = Session::new();
+    let run = |s: &mut Session, line: &str| {
+        let n = s.lines().len();
+        s.send(line);
+        let lines = s.lines()[n..].to_vec();
+        let total = lines
+            .iter()
+            .find(|l| l.starts_with("info string bench nodes "))
+            .unwrap_or_else(|| panic!("{lines:?}"))
+            .clone();
+        let searched = lines
+            .iter()
+            .find(|l| l.starts_with("Nodes searched: "))
+            .unwrap()
+            .clone();
+        let nodes = word_after(&total, "nodes").to_string();
+        assert_eq!(searched, format!("Nodes searched: {nodes}"));
+        assert!(word_after(&total, "nps").parse::<u64>().is_ok(), "{total}");
+        nodes
+    };
+    let a = run(&mut s, "bench 100");
+    // The engine's options do not change plain bench's signature.
+    s.send("setoption name BatchSize value 8");
+    s.send("setoption name MaxConsidered value 4");
+    let b = run(&mut s, "bench 100");
+    assert_eq!(a, b);
+    // bench net: the loaded network (here the material evaluator) with the engine's options.
+    let c = run(&mut s, "bench net 100");
+    assert!(c.parse::<u64>().unwrap() > 0);
+    // And a game afterwards starts clean.
+    let n = s.lines().len();
+    s.send("position startpos");
+    s.send("go nodes 50");
+    legal_bestmove(&s.wait_for("bestmove", n), &Position::startpos());
+}
+
+/// EvalFile takes a YaneuraOu nn.bin directly (recognised by its header, converted at load);
+/// a damaged one is refused like any bad file.
+#[test]
+fn eval_file_takes_an_nn_bin() {
+    use crate::nnue::{IntWeights, file};
+    let dir = std::env::temp_dir().join(format!("manaka-usi-nnbin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shape = manaka_shapes::Shape::parse("pair0_d256_o1_h32_h232_kp_nnue").unwrap();
+    let (ints, _) = IntWeights::quantise(&crate::weights::init::random_weights(&shape, 3)).unwrap();
+    let mut bytes = Vec::new();
+    file::write_to(&mut bytes, &ints).unwrap();
+    let good = dir.join("nn.bin");
+    std::fs::write(&good, &bytes).unwrap();
+    let cut = dir.join("cut.bin");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+
+    let mut s = Session::new();
+    s.send(&format!("setoption name EvalFile value {}", good.display()));
+    s.send("isready");
+    assert!(
+        s.text().contains(&format!(
+            "info string EvalFile {}: YaneuraOu nn.bin (kp_256x2-32-32), converted to shape \
+             pair0_d256_o1_h32_h232_kp_nnue",
+            good.display()
+        )),
+        "{}",
+        s.text()
+    );
+    s.send("position startpos");
+    s.send("go nodes 8");
+    legal_bestmove(&s.wait_for("bestmove", 0), &Position::startpos());
+
+    let n = s.lines().len();
+    s.send(&format!("setoption name EvalFile value {}", cut.display()));
+    s.send("isready");
+    let error = s.lines()[n].clone();
+    assert!(
+        error.starts_with("info string error: EvalFile") && error.contains("as an nn.bin"),
+        "{error}"
+    );
+    assert!(error.contains("truncated"), "{error}");
+    s.send("go nodes 8");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove resign");
+    let _ = std::fs::remove_dir_all(&dir);
 }
