@@ -137,3 +137,74 @@ fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
     );
     assert!(lines.last().unwrap().starts_with("bestmove "));
 }
+
+/// `EvalFile` takes YaneuraOu's nn.bin directly: recognised by its header, converted at
+/// load, and with `Backend integer` played by the integer engine — the same value at the
+/// root as the MNW1 file it was exported from (the integers are the same).
+#[test]
+fn eval_file_takes_an_nn_bin_and_backend_integer_plays_it() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("usi-nnbin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mnw, bin) = (dir.join("kp.mnw"), dir.join("nn.bin"));
+    let _ = std::fs::remove_file(&mnw);
+    let _ = std::fs::remove_file(&bin);
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = manaka().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let shape = "pair0_d256_o1_h32_h232_kp_nnue";
+    run(&[
+        "weights".as_ref(),
+        "init".as_ref(),
+        "--shape".as_ref(),
+        shape.as_ref(),
+        "--seed".as_ref(),
+        "9".as_ref(),
+        "-o".as_ref(),
+        mnw.as_os_str(),
+    ]);
+    run(&[
+        "weights".as_ref(),
+        "export-nnue".as_ref(),
+        mnw.as_os_str(),
+        "-o".as_ref(),
+        bin.as_os_str(),
+    ]);
+    let moves = "position startpos moves 7g7f 3c3d";
+    let play = |file: &std::path::Path| {
+        session(&[
+            format!("setoption name EvalFile value {}", file.display()),
+            "setoption name Backend value integer".into(),
+            "isready".into(),
+            moves.into(),
+            "go nodes 1".into(),
+        ])
+    };
+    let from_bin = play(&bin);
+    let loaded = from_bin
+        .iter()
+        .find(|l| l.starts_with("info string EvalFile "))
+        .expect("a network description");
+    assert!(
+        loaded.contains("YaneuraOu nn.bin (kp_256x2-32-32), converted to shape")
+            && loaded.contains(shape)
+            && loaded.contains("(integer, "),
+        "{loaded}"
+    );
+    let v_hat = |lines: &[String]| {
+        field(
+            lines
+                .iter()
+                .find(|l| l.contains(" v_hat "))
+                .expect("a value line"),
+            "v_hat",
+        )
+    };
+    let from_mnw = play(&mnw);
+    assert_eq!(v_hat(&from_bin), v_hat(&from_mnw));
+    assert!(from_bin.last().unwrap().starts_with("bestmove "));
+}

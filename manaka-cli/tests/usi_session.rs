@@ -1,7 +1,8 @@
 //! A scripted USI session with the real `manaka` binary: stop latency after `go infinite`
 //! (the goal is under 50 ms; the assertion is a generous 500 ms because test machines are
-//! noisy, and the measured figure is printed), `go byoyomi N` answering inside N, and the
-//! ordinary life cycle of a game.
+//! noisy, and the measured figure is printed), `go byoyomi N` answering inside N, the
+//! ordinary life cycle of a game, every option and the tolerant `go` cases, and a failed
+//! `EvalFile`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -68,6 +69,12 @@ impl Engine {
                 ),
             }
         }
+    }
+
+    /// Sends `line`, then waits for a line starting with `prefix`.
+    fn expect_after(&mut self, line: &str, prefix: &str, limit: Duration) -> (Instant, String) {
+        self.send(line);
+        self.expect(prefix, limit)
     }
 
     /// Nothing starting with `prefix` arrives during `wait`.
@@ -193,5 +200,118 @@ fn a_game_life_cycle() {
     e.send("gameover lose");
     e.send("isready");
     e.expect("readyok", Duration::from_secs(5));
+    e.quit();
+}
+
+/// Every option of issue 15 item 4 through the real binary: announced, accepted without an
+/// error, and the `go` lines GUIs and match runners send — including ones the engine does
+/// not know — all answered with a `bestmove`; `MultiPV` lines; `bench`.
+#[test]
+fn every_option_and_the_tolerant_go_cases() {
+    let mut e = Engine::start();
+    e.send("usi");
+    e.expect("usiok", Duration::from_secs(10));
+    for name in [
+        "MultiPV",
+        "DrawValueBlack",
+        "DrawValueWhite",
+        "ResignValue",
+        "MaxMovesToDraw",
+        "NetworkDelay",
+        "NetworkDelay2",
+        "MinimumThinkingTime",
+        "MoveOverhead",
+    ] {
+        let announced = format!("option name {name} type spin ");
+        assert!(
+            e.seen.iter().any(|l| l.starts_with(&announced)),
+            "{name} not announced"
+        );
+    }
+    for set in [
+        "EvalFile value builtin:material",
+        "MultiPV value 3",
+        "DrawValueBlack value 480",
+        "DrawValueWhite value 480",
+        "ResignValue value 5000",
+        "MaxMovesToDraw value 320",
+        "NetworkDelay value 20",
+        "NetworkDelay2 value 50",
+        "MinimumThinkingTime value 100",
+    ] {
+        e.send(&format!("setoption name {set}"));
+    }
+    e.send("isready");
+    e.expect("readyok", Duration::from_secs(30));
+    e.send("usinewgame");
+    e.send("position startpos moves 7g7f 3c3d");
+    for go in [
+        "go btime 1000 wtime 1000 movestogo 10",
+        "go searchmoves 2g2f nodes 100",
+        "go nodes 100 multipv 3",
+        "go btime 0 wtime 0 byoyomi 300 sideways",
+        "go wtime 2000 btime 2000 binc 10 winc 10 depth x",
+    ] {
+        let (_, line) = e.expect_after(go, "bestmove", Duration::from_secs(10));
+        assert!(line.starts_with("bestmove "), "{go}: {line}");
+        assert_ne!(line, "bestmove resign", "{go}");
+        if go.contains("searchmoves") {
+            assert_eq!(line, "bestmove 2g2f");
+        }
+    }
+    assert!(
+        e.seen.iter().any(|l| l.contains(" multipv 3 score ")),
+        "MultiPV 3 lines"
+    );
+    assert!(
+        !e.seen.iter().any(|l| l.starts_with("info string error")),
+        "{}",
+        e.seen.join("\n")
+    );
+    assert!(
+        e.seen
+            .iter()
+            .any(|l| l == "info string warning: go: unknown parameter 'sideways' ignored")
+    );
+    e.send("bench 50");
+    let (_, searched) = e.expect("Nodes searched: ", Duration::from_secs(30));
+    let total = e
+        .seen
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info string bench nodes "))
+        .unwrap();
+    let nodes = searched.trim_start_matches("Nodes searched: ");
+    assert!(
+        total.starts_with(&format!("info string bench nodes {nodes} nps ")),
+        "{total}"
+    );
+    e.quit();
+}
+
+/// A file that fails to load is unmissable in a match: an error on `isready` (which is still
+/// answered), and every `go` answers `bestmove resign` after saying why.
+#[test]
+fn a_bad_eval_file_resigns_every_game() {
+    let mut e = Engine::start();
+    e.send("usi");
+    e.expect("usiok", Duration::from_secs(10));
+    e.send("setoption name EvalFile value /no/such/file.mnw");
+    e.send("isready");
+    let (_, error) = e.expect("info string error: ", Duration::from_secs(30));
+    assert!(
+        error.contains("EvalFile '/no/such/file.mnw' could not be loaded"),
+        "{error}"
+    );
+    e.expect("readyok", Duration::from_secs(30));
+    e.send("usinewgame");
+    e.send("position startpos");
+    e.send("go btime 0 wtime 0 byoyomi 1000");
+    let (_, error) = e.expect("info string error: ", Duration::from_secs(5));
+    assert!(error.contains("no network"), "{error}");
+    assert_eq!(
+        e.expect("bestmove", Duration::from_secs(5)).1,
+        "bestmove resign"
+    );
     e.quit();
 }

@@ -1,6 +1,13 @@
 //! The USI `bench` command: a fixed set of positions searched with a fixed simulation budget,
-//! printing the tree nodes created — a signature of the search's behaviour, like
+//! printing the positions the search looked at — a signature of the search's behaviour, like
 //! Stockfish's bench — and the speed. docs/usi.md, "bench".
+//!
+//! The count is network evaluations (cache hits excluded) plus the root mate search's nodes:
+//! with a fixed budget the simulations and the tree nodes are nearly the budget whatever the
+//! search does, but which leaves it reaches — transpositions answered by the cache, proven
+//! nodes that need no evaluation, mates found early — is what the search decided. Every
+//! bench starts from a fresh search (empty tree, cache and mate table), so the count depends
+//! on nothing that ran before.
 //!
 //! Plain `bench` uses the built-in material evaluator and fixed settings ([`config`]: one
 //! thread, batch 1, no noise), never the engine's options, so its node count depends only on
@@ -64,24 +71,27 @@ pub fn positions() -> Vec<Position> {
 pub struct BenchTotals {
     pub positions: usize,
     pub simulations: u64,
-    /// Tree nodes the searches created: the signature.
+    /// Evaluations plus mate search nodes: the signature.
     pub nodes: u64,
     pub evaluations: u64,
+    pub mate_nodes: u64,
+    /// Tree nodes the searches created.
+    pub tree_nodes: u64,
     pub elapsed: Duration,
 }
 
 impl BenchTotals {
-    /// Tree nodes per second.
+    /// Nodes (the signature's) per second.
     pub fn nps(&self) -> u64 {
         (self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)).round() as u64
     }
 }
 
-/// Searches every bench position with `simulations` each, from an empty tree and cache,
-/// printing one `info string` per position and the totals; `label` names the evaluator and
-/// settings.
+/// Searches every bench position with `simulations` each, in a fresh search with `config`
+/// (its tree and cache cleared before each position), printing one `info string` per
+/// position and the totals; `label` names the evaluator and settings.
 pub fn run(
-    search: &mut GumbelSearch,
+    config: &SearchConfig,
     evaluator: &mut dyn Evaluator,
     simulations: u32,
     label: &str,
@@ -89,35 +99,43 @@ pub fn run(
 ) -> BenchTotals {
     let limits = SearchLimits::simulations(simulations);
     let positions = positions();
+    let mut search = GumbelSearch::new(config.clone());
     let mut t = BenchTotals::default();
     for (i, position) in positions.iter().enumerate() {
         search.clear_cache();
         let start = Instant::now();
         let r = search.run(position, evaluator, &limits);
         let took = start.elapsed();
+        let nodes = r.stats.evaluations + r.stats.mate_nodes;
         t.positions += 1;
         t.simulations += r.stats.simulations;
-        t.nodes += r.stats.nodes;
+        t.nodes += nodes;
         t.evaluations += r.stats.evaluations;
+        t.mate_nodes += r.stats.mate_nodes;
+        t.tree_nodes += r.stats.nodes;
         t.elapsed += took;
         out.info_string(&format!(
-            "bench position {}/{} nodes {} simulations {} evaluations {} time {} bestmove {}",
+            "bench position {}/{} nodes {nodes} evaluations {} mate_nodes {} simulations {} \
+             tree_nodes {} time {} bestmove {}",
             i + 1,
             positions.len(),
-            r.stats.nodes,
-            r.stats.simulations,
             r.stats.evaluations,
+            r.stats.mate_nodes,
+            r.stats.simulations,
+            r.stats.nodes,
             took.as_millis(),
             r.best_move.map_or("none".to_string(), |m| m.to_usi()),
         ));
     }
     out.info_string(&format!(
-        "bench nodes {} nps {} simulations {} evaluations {} time {} positions {} \
-         simulations_per_position {simulations} ({label})",
+        "bench nodes {} nps {} evaluations {} mate_nodes {} simulations {} tree_nodes {} \
+         time {} positions {} simulations_per_position {simulations} ({label})",
         t.nodes,
         t.nps(),
-        t.simulations,
         t.evaluations,
+        t.mate_nodes,
+        t.simulations,
+        t.tree_nodes,
         t.elapsed.as_millis(),
         t.positions,
     ));
@@ -140,20 +158,25 @@ mod tests {
         }
     }
 
-    /// The signature is deterministic: the same count twice, in a fresh search or one that
-    /// searched before.
+    /// The signature is deterministic (the same count twice), and it sees what the search
+    /// does: another setting that changes the search changes it, although the simulations
+    /// and tree nodes stay the budget's.
     #[test]
     fn the_node_count_is_a_deterministic_signature() {
         let out = Output::new(Box::new(std::io::sink()));
         let mut evaluator = MaterialEvaluator::factory().create();
-        let mut search = GumbelSearch::new(config());
-        let a = run(&mut search, evaluator.as_mut(), 200, "test", &out);
-        let b = run(&mut search, evaluator.as_mut(), 200, "test", &out);
-        let mut fresh = GumbelSearch::new(config());
-        let c = run(&mut fresh, evaluator.as_mut(), 200, "test", &out);
-        assert_eq!((a.nodes, a.simulations), (b.nodes, b.simulations));
-        assert_eq!((a.nodes, a.evaluations), (c.nodes, c.evaluations));
-        assert!(a.nodes > 0 && a.simulations > 0);
+        let a = run(&config(), evaluator.as_mut(), 200, "test", &out);
+        let b = run(&config(), evaluator.as_mut(), 200, "test", &out);
+        assert_eq!(a.nodes, b.nodes);
+        assert_eq!((a.evaluations, a.mate_nodes), (b.evaluations, b.mate_nodes));
+        assert!(a.nodes > 0 && a.mate_nodes > 0);
         assert_eq!(a.positions, POSITIONS.len());
+        let narrow = SearchConfig {
+            max_considered: 4,
+            ..config()
+        };
+        let c = run(&narrow, evaluator.as_mut(), 200, "test", &out);
+        assert_eq!(c.simulations, a.simulations);
+        assert_ne!(c.nodes, a.nodes);
     }
 }

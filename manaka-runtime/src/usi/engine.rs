@@ -477,10 +477,9 @@ impl Engine {
         }
         let simulations = b.simulations.unwrap_or(bench::SIMULATIONS);
         if !b.net {
-            let mut search = GumbelSearch::new(bench::config());
             let mut evaluator = MaterialEvaluator::factory().create();
             bench::run(
-                &mut search,
+                &bench::config(),
                 evaluator.as_mut(),
                 simulations,
                 "material evaluator, fixed settings",
@@ -493,22 +492,20 @@ impl Engine {
                 .info_string(&format!("error: bench net: no network ({e})"));
             return;
         }
+        // A fresh search (the game's tree and tables untouched) with the engine's options.
         let config = self.options.search_config();
         let worker = self
             .worker
             .as_mut()
             .expect("ensure_network provides a worker");
         let label = format!("{}, the engine's options", worker.evaluator.name());
-        worker.search.set_config(config);
         bench::run(
-            &mut worker.search,
+            &config,
             worker.evaluator.as_mut(),
             simulations,
             &label,
             &self.out,
         );
-        // The benchmark's trees and evaluations are no part of any game.
-        worker.search.clear_cache();
     }
 }
 
