@@ -136,6 +136,10 @@ pub(crate) fn run(
                 }
             }
         }
+        // A full tree makes room once the batch is backed up (no descent in flight).
+        if tree_full && state.recycle() {
+            tree_full = false;
+        }
         reporter.tick(state, control);
     }
 }

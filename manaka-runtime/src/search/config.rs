@@ -78,6 +78,10 @@ pub struct SearchConfig {
     /// that subtree with its statistics (docs/search.md, "Tree reuse"). Off by default
     /// (self-play and single searches start clean); the USI engine turns it on.
     pub reuse_tree: bool,
+    /// The most visits σ's scale counts below the root: `σ(q) = (c_visit + min(max N, cap))
+    /// · c_scale · q` at interior nodes (the root keeps SPEC §8's σ). Infinite (SPEC §8) by
+    /// default.
+    pub interior_visit_cap: f64,
     /// Principal variations to read out (USI `MultiPV`): with more than one,
     /// [`SearchResult::lines`](super::SearchResult::lines) holds the best `multipv` root moves,
     /// each with its PV.
@@ -105,6 +109,7 @@ impl Default for SearchConfig {
             mate_table_bytes: 16 << 20,
             policy_only: false,
             reuse_tree: false,
+            interior_visit_cap: f64::INFINITY,
             multipv: 1,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,

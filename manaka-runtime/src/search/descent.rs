@@ -78,6 +78,10 @@ pub struct SearchStats {
     pub reused_visits: u64,
     /// Nodes carried over from the previous search.
     pub reused_nodes: u64,
+    /// Times the full tree was recycled (its least visited nodes dropped) during the
+    /// search, and the nodes dropped.
+    pub recycled: u64,
+    pub recycled_nodes: u64,
     /// Bytes the tree occupies.
     pub tree_bytes: u64,
 }
@@ -336,7 +340,8 @@ impl SearchState {
         };
         let v_mix = (raw + sum_n * mean_q) / (sum_n + 1.0);
         let qt = &self.q_transform;
-        let sigma = |q: f64| gumbel::sigma(q, max_n, qt.c_visit, qt.c_scale);
+        let scale_n = max_n.min(self.config.interior_visit_cap);
+        let sigma = |q: f64| gumbel::sigma(q, scale_n, qt.c_visit, qt.c_scale);
         let s_mix = sigma(v_mix);
         let has_unvisited = p_unvisited > 0.0 || best_unvisited.is_some();
         let mut m = if has_unvisited {
@@ -575,6 +580,44 @@ impl SearchState {
             self.tree = fresh;
         }
         true
+    }
+
+    /// Makes room in a full tree: keeps the most visited nodes — every node with at least
+    /// `t` visits, `t` the smallest count whose nodes fit in half of
+    /// [`SearchConfig::max_tree_bytes`] — plus every node whose outcome is known (they cost
+    /// no edges), and drops the rest. Visits only shrink from a node to its children, so
+    /// what is kept is a tree; a dropped child's edge becomes untried again while its
+    /// parent's statistics keep what it contributed. Call only between descents (no
+    /// descent in flight). Whether anything was freed (docs/search.md, "Memory").
+    pub fn recycle(&mut self) -> bool {
+        let before = self.tree.len();
+        // Bytes of the nodes with each visit count, most visited first.
+        let mut by_visits: std::collections::BTreeMap<std::cmp::Reverse<u32>, usize> =
+            std::collections::BTreeMap::new();
+        for n in self.tree.nodes() {
+            *by_visits.entry(std::cmp::Reverse(n.visits)).or_default() +=
+                Tree::node_cost(usize::from(n.num_edges));
+        }
+        let budget = self.config.max_tree_bytes / 2;
+        let (mut used, mut threshold) = (0usize, u32::MAX);
+        for (std::cmp::Reverse(v), bytes) in by_visits {
+            if used + bytes > budget {
+                break;
+            }
+            used += bytes;
+            threshold = v;
+        }
+        // The root's children always fit when anything does; keep at least two visits' worth.
+        let threshold = threshold.max(2);
+        let mut fresh = Tree::new();
+        self.tree.copy_subtree_where(ROOT, &mut fresh, |n| {
+            n.visits >= threshold || n.kind == NodeKind::Terminal
+        });
+        let after = fresh.len();
+        self.tree = fresh;
+        self.stats.recycled += 1;
+        self.stats.recycled_nodes += (before - after) as u64;
+        after < before
     }
 
     /// Whether the search can stop early: the root's outcome is proven, or no descent can

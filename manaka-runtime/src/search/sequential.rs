@@ -34,8 +34,16 @@ pub(crate) fn run(
                 let v = state.expand_evaluated(node, key, &moves, evaluation);
                 state.back_up(&path, v, false);
             }
+            // A full tree makes room and the search goes on (this descent is not counted).
+            DescentEnd::TreeFull => {
+                state.unwind(&played);
+                if state.recycle() {
+                    continue;
+                }
+                break;
+            }
             // Nothing is ever left queued between descents here.
-            DescentEnd::Queued { .. } | DescentEnd::TreeFull => {
+            DescentEnd::Queued { .. } => {
                 state.unwind(&played);
                 break;
             }

@@ -384,3 +384,39 @@ fn another_position_or_a_cleared_tree_starts_clean() {
     let r = plain.run(&next, &mut e, &SearchLimits::simulations(10));
     assert_eq!(r.stats.reused_visits, 0);
 }
+
+#[test]
+fn a_full_tree_recycles_and_keeps_growing_within_its_bound() {
+    // 1 MiB holds about 1,500 nodes here: 40,000 simulations must recycle many times, never
+    // exceed the bound, keep adding nodes, and keep the root's statistics whole.
+    let p = after("startpos", &["7g7f", "3c3d"]);
+    let limit = 1 << 20;
+    let config = SearchConfig {
+        max_tree_bytes: limit,
+        ..SearchConfig::default()
+    };
+    let mut s = GumbelSearch::new(config);
+    let r = s.run(
+        &p,
+        &mut HashEvaluator::default(),
+        &SearchLimits::simulations(40_000),
+    );
+    assert_eq!(r.stats.simulations, 40_000);
+    assert!(r.stats.recycled >= 2, "{}", r.stats.recycled);
+    assert!(r.stats.tree_bytes <= limit as u64);
+    assert!(s.state.tree.bytes_used() <= limit);
+    assert!(r.growth() >= 0.9, "{}", r.growth());
+    let root = s.state.tree.node(ROOT);
+    assert_eq!(u64::from(root.visits), r.stats.simulations + 1);
+    // Every kept node is reachable, and a child never has more visits than its parent.
+    let nodes = walk(&s.state.tree);
+    assert_eq!(nodes.len(), s.state.tree.len());
+    for &(id, _) in &nodes {
+        let n = s.state.tree.node(id);
+        if n.kind == NodeKind::Expanded {
+            for e in s.state.tree.edges(id) {
+                assert!(s.state.tree.edge_visits(e) <= n.visits);
+            }
+        }
+    }
+}

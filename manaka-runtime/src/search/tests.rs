@@ -623,14 +623,20 @@ fn stop_memory_limit_and_cache() {
     );
     assert_eq!(r.stats.simulations, 0);
     assert!(p.is_legal(r.best_move.unwrap()));
-    // A tree capped at 20 KB stops growing and ends the search.
-    let config = SearchConfig {
-        max_tree_bytes: 20_000,
-        ..SearchConfig::default()
-    };
-    let (_, r) = run(&p, config, 1000, &mut HashEvaluator::default());
-    assert!(r.stats.simulations < 1000 && r.stats.tree_bytes <= 20_000);
-    assert!(p.is_legal(r.best_move.unwrap()));
+    // A tree capped at 20 KB recycles its least visited nodes and spends the whole budget,
+    // sequential and batched.
+    for batch_size in [1, 8] {
+        let config = SearchConfig {
+            max_tree_bytes: 20_000,
+            batch_size,
+            ..SearchConfig::default()
+        };
+        let (_, r) = run(&p, config, 1000, &mut HashEvaluator::default());
+        assert_eq!(r.stats.simulations, 1000, "batch {batch_size}");
+        assert!(r.stats.tree_bytes <= 20_000, "{}", r.stats.tree_bytes);
+        assert!(r.stats.recycled > 0 && r.stats.recycled_nodes > 0);
+        assert!(p.is_legal(r.best_move.unwrap()));
+    }
     // The same search again is served from the cache.
     let mut s = GumbelSearch::new(SearchConfig::default());
     let mut e = HashEvaluator::default();

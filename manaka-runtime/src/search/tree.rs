@@ -321,6 +321,12 @@ impl Tree {
     /// nodes still waiting for an evaluation are left out, and exhaustion is forgotten (it
     /// depended on the old root's depth cap).
     pub fn copy_subtree(&self, root: NodeId, into: &mut Tree) {
+        self.copy_subtree_where(root, into, |_| true);
+    }
+
+    /// [`Tree::copy_subtree`] keeping only the children that `keep` accepts (and what is
+    /// below them): an edge whose child is left out becomes untried again.
+    pub fn copy_subtree_where(&self, root: NodeId, into: &mut Tree, keep: impl Fn(&Node) -> bool) {
         into.clear();
         let copy = |n: &Node| Node {
             pending: 0,
@@ -348,7 +354,10 @@ impl Tree {
             copied.first_edge = first;
             copied.num_edges = n.num_edges;
             for (k, e) in edges.iter().enumerate() {
-                if e.child == NO_NODE || self.node(e.child).kind == NodeKind::Pending {
+                if e.child == NO_NODE
+                    || self.node(e.child).kind == NodeKind::Pending
+                    || !keep(self.node(e.child))
+                {
                     continue;
                 }
                 let child = into.nodes.push(copy(self.node(e.child)));
@@ -356,6 +365,12 @@ impl Tree {
                 todo.push((e.child, child));
             }
         }
+    }
+
+    /// Every node in the arena (all reachable from the root: the tree only grows, and a
+    /// copy keeps only what it reaches).
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.chunks[..self.nodes.active].iter().flatten()
     }
 
     /// Bytes the tree occupies now (nodes and edges; the arenas' spare capacity excluded).
