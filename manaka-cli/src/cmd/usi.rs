@@ -6,8 +6,10 @@ use anyhow::{Context, Result};
 ///
 /// Register `manaka usi` (a one-line script or a shortcut that runs it) as an engine in a
 /// shogi GUI (ShogiHome, ShogiGUI, Shogidokoro) or a match runner (cshogi). Weights are
-/// loaded at `isready` from the `EvalFile` option; without one the embedded default network
-/// plays. See docs/usi.md for the options and the time management.
+/// loaded at `isready` from the `EvalFile` option (an MNW1 file or a YaneuraOu nn.bin); without
+/// one the embedded default network plays, and a file that fails to load makes every `go`
+/// answer `bestmove resign` rather than play another network. See docs/usi.md for the options,
+/// the commands (`bench` included) and the time management.
 #[derive(clap::Args)]
 pub struct Args {}
 

@@ -183,7 +183,7 @@ fn summary(r: &SearchResult) -> String {
         None => String::new(),
     };
     format!(
-        "value {:.4} v_hat {:.4} evals {} batches {} cache_hits {} collisions {} new_nodes {} growth {:.3} leaf_mates {}{proven} top {}",
+        "value {:.4} v_hat {:.4} evals {} batches {} cache_hits {} collisions {} new_nodes {} growth {:.3} leaf_mates {} reused_visits {} reused_nodes {}{proven} top {}",
         r.root_value,
         r.root_v_hat,
         r.stats.evaluations,
@@ -193,6 +193,8 @@ fn summary(r: &SearchResult) -> String {
         r.stats.new_nodes,
         r.growth(),
         r.stats.leaf_mates,
+        r.stats.reused_visits,
+        r.stats.reused_nodes,
         top.join(", ")
     )
 }

@@ -996,3 +996,36 @@ fn eval_file_takes_an_nn_bin() {
     assert_eq!(s.wait_for("bestmove", n), "bestmove resign");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The summary reports what tree reuse carried over; `usinewgame` starts clean.
+#[test]
+fn reuse_is_reported_and_usinewgame_starts_clean() {
+    let mut s = Session::new();
+    let reused = |s: &Session, skip: usize| -> u64 {
+        let summary = s.lines()[skip..]
+            .iter()
+            .rfind(|l| l.starts_with("info string value "))
+            .cloned()
+            .unwrap();
+        word_after(&summary, "reused_visits").parse().unwrap()
+    };
+    s.send("position startpos");
+    s.send("go nodes 400");
+    s.wait_for("bestmove", 0);
+    let info = infos_after(&s, 0).pop().unwrap();
+    let pv: Vec<&str> = info.split(" pv ").nth(1).unwrap().split(' ').collect();
+    assert!(pv.len() >= 2, "{info}");
+    assert_eq!(reused(&s, 0), 0);
+    let next = format!("position startpos moves {} {}", pv[0], pv[1]);
+    let n = s.lines().len();
+    s.send(&next);
+    s.send("go nodes 100");
+    s.wait_for("bestmove", n);
+    assert!(reused(&s, n) > 0, "{}", s.text());
+    let n = s.lines().len();
+    s.send("usinewgame");
+    s.send(&next);
+    s.send("go nodes 100");
+    s.wait_for("bestmove", n);
+    assert_eq!(reused(&s, n), 0);
+}
