@@ -28,6 +28,7 @@ fn json_has_outcome_line_plies_and_counts() {
     let v = json(&["mate", "--sfen", MATE3, "--json"]);
     assert_eq!(v["outcome"], "mate");
     assert_eq!(v["plies"], 3);
+    assert_eq!(v["shortest"], true);
     let line: Vec<&str> = v["mate"]
         .as_array()
         .unwrap()

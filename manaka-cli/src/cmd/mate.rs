@@ -9,7 +9,7 @@ use std::time::Duration;
 /// the df-pn mate solver; print the mate line, or say that there is none.
 ///
 /// The line is the shortest mate the limits let the solver establish, each defence the one
-/// that resists longest. "no mate" is a proof: no mate by continuous checks exists (within
+/// that resists longest; the output says when the limits ended the shortening first. "no mate" is a proof: no mate by continuous checks exists (within
 /// --max-plies when given). "unknown (limit reached)" means a limit ended the search first.
 /// Without --time or --nodes the search runs until it has an answer.
 ///
@@ -49,7 +49,8 @@ pub struct Args {
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     hash: u64,
     /// Print one JSON object: {"sfen", "outcome": "mate"|"nomate"|"unknown", "mate": [USI
-    /// moves], "plies" (null without a mate), "nodes", "elapsed_ms", "nps"}.
+    /// moves], "plies" (null without a mate), "shortest" (the length is proven shortest),
+    /// "nodes", "elapsed_ms", "nps"}.
     #[arg(long)]
     json: bool,
 }
@@ -86,6 +87,7 @@ fn to_json(sfen: &str, r: &MateResult) -> serde_json::Value {
         "sfen": sfen,
         "outcome": outcome_name(&r.outcome),
         "plies": r.mate().map(|l| l.len()),
+        "shortest": r.shortest,
         "mate": line,
         "nodes": r.nodes,
         "elapsed_ms": r.elapsed.as_secs_f64() * 1000.0,
@@ -100,6 +102,9 @@ fn print_text(sfen: &str, r: &MateResult) {
             let moves: Vec<String> = line.iter().map(|m| m.to_usi()).collect();
             let unit = if line.len() == 1 { "ply" } else { "plies" };
             println!("mate      in {} {unit}: {}", line.len(), moves.join(" "));
+            if !r.shortest {
+                println!("          (a shorter mate may exist: the limits ended the shortening)");
+            }
         }
         MateOutcome::NoMate => println!("no mate"),
         MateOutcome::Unknown => println!("unknown (limit reached)"),

@@ -16,6 +16,14 @@
 //! when there is none (checkmate: a mate in one at the OR node above); an attacker's node
 //! first seen gets `(1, 1)`.
 //!
+//! Interpositions (Kishimoto's "delayed expansion" of drops, as tsume solvers do it): when a
+//! slider checks from afar, the defender may drop any piece in hand on any square between,
+//! and each drop is a child the AND node must see proven. Counting them all makes a
+//! distant check look hopeless (pn = number of drops) although one proof usually carries
+//! over to the other pieces. So among the drops on one square only the first not yet proven
+//! enters the AND node's numbers and can be chosen; the next one takes its place once it is
+//! proven. Every child still has to be proven, and any disproven child refutes the node.
+//!
 //! Proofs carry the length of the mate found (OR: 1 + the shortest proven child, AND: 1 +
 //! the longest child); disproofs carry the longest mate they exclude, so a search limited
 //! to `r` plies treats a node with no plies left as disproven "up to `r`" and the table
@@ -35,7 +43,7 @@
 use super::checks::checks;
 use super::table::{Key, Lookup, Record, Table};
 use super::{MAX_PLY, MateLimits};
-use crate::shogi::{Color, Move, Position, generate};
+use crate::shogi::{Bitboard, Color, Move, Position, generate};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -497,7 +505,18 @@ impl<'a> Dfpn<'a> {
             }
             let (mut pn, mut dn) = (0u32, INF);
             let (mut best, mut second) = (usize::MAX, INF);
+            // Interpositions by drop are expanded lazily: of the drops on one square only the
+            // first not yet proven counts and can be chosen (see the module comment).
+            let mut open_drops = Bitboard::EMPTY;
+            let mut any_disproven = false;
             for (i, c) in children.iter().enumerate() {
+                any_disproven |= c.v.is_disproven();
+                if c.mv.is_drop() && !c.v.is_proven() {
+                    if open_drops.contains(c.mv.to()) {
+                        continue;
+                    }
+                    open_drops = open_drops.with(c.mv.to());
+                }
                 pn = pn.saturating_add(c.v.pn).min(MAX_FINITE);
                 if c.v.dn < dn {
                     second = dn;
@@ -506,6 +525,9 @@ impl<'a> Dfpn<'a> {
                 } else if c.v.dn < second {
                     second = c.v.dn;
                 }
+            }
+            if any_disproven {
+                dn = 0;
             }
             if dn == 0 {
                 // The refutation that rests least on the path: no repetition, else the
@@ -548,23 +570,48 @@ impl<'a> Dfpn<'a> {
         value
     }
 
-    /// Shortening: while a mate two plies shorter than `line` exists (and the limits, plus
-    /// a budget of as many nodes again as the search so far, allow), take it.
-    pub fn shorten(&mut self, pos: &mut Position, mut line: Vec<Move>) -> Vec<Move> {
+    /// Shortening, after the root was proven within `bound` and `line` extracted (at most
+    /// `bound` plies): searches again within fewer plies — the line's length if it is
+    /// shorter than the bound, else two plies less — until a bound is disproven, so that the
+    /// mate's length `hi` is known exactly (proven within `hi`, disproven within `hi - 2`);
+    /// then extracts the line again with the defender held to that length
+    /// ([`Dfpn::exact_line`]). Stops with the shortest line found so far when the caller's
+    /// limits, or a budget of as many nodes again as the search took before, run out. Also
+    /// says whether the length came out exact.
+    pub fn shorten(
+        &mut self,
+        pos: &mut Position,
+        mut line: Vec<Move>,
+        bound: u16,
+    ) -> (Vec<Move>, bool) {
         let end = self.nodes.saturating_add(self.nodes.max(SHORTEN_MIN));
-        while line.len() >= 3 {
-            let plies = (line.len() - 2) as u16;
+        let mut hi = i32::from(bound); // a mate within hi plies is proven
+        let mut lo = -1; // no mate within lo plies is proven
+        while hi - 2 > lo {
+            let len = line.len() as i32;
+            let target = if len < hi && len > lo { len } else { hi - 2 };
             if self.nodes >= end || !self.begin_search_pass(end - self.nodes) {
-                break;
+                return (line, false);
             }
-            match self.solve_root(pos, plies) {
-                Status::Proven(_) => match self.mate_line(pos, plies) {
-                    Some(shorter) if shorter.len() < line.len() => line = shorter,
-                    _ => break,
-                },
-                _ => break,
+            match self.solve_root(pos, target as u16) {
+                Status::Proven(_) => {
+                    hi = target;
+                    if let Some(shorter) = self.mate_line(pos, target as u16)
+                        && shorter.len() <= line.len()
+                    {
+                        line = shorter;
+                    }
+                }
+                Status::Disproven(_) => lo = target,
+                Status::Open => return (line, false),
             }
         }
-        line
+        if line.len() as i32 != hi {
+            match self.exact_line(pos, hi as u16) {
+                Some(exact) => line = exact,
+                None => return (line, false),
+            }
+        }
+        (line, true)
     }
 }

@@ -105,25 +105,50 @@ impl Dfpn<'_> {
 
     /// The defender's move at the end of the path (an AND node proven within `plies`): the
     /// evasion whose proof is longest. `None` if some evasion cannot be proven within
-    /// `plies - 1` (which would contradict the node's proof).
-    fn longest_defence(&mut self, pos: &mut Position, plies: u16) -> Option<Move> {
-        let mut best: Option<(u16, Move)> = None;
+    /// `plies - 1` (which would contradict the node's proof). With `exact`, the node's mate
+    /// is known to take all of `plies`: the evasion chosen is one that no search mates
+    /// within `plies - 3`, so it resists that long (by parity, exactly `plies - 1`).
+    fn longest_defence(&mut self, pos: &mut Position, plies: u16, exact: bool) -> Option<Move> {
+        let mut ranked: Vec<(u16, Move)> = Vec::new();
         for e in pos.legal_moves() {
             pos.do_move(e);
             self.path.push(pos.key());
             let len = self.proven_len(pos, true, plies.saturating_sub(1));
             self.path.pop();
             pos.undo_move(e);
-            let len = len?;
-            if best.is_none_or(|(b, _)| len > b) {
-                best = Some((len, e));
+            ranked.push((len?, e));
+        }
+        // Longest first; among equals, the first generated.
+        ranked.sort_by_key(|&(len, _)| std::cmp::Reverse(len));
+        if exact && plies >= 5 {
+            for &(_, e) in &ranked {
+                pos.do_move(e);
+                self.path.push(pos.key());
+                self.begin_extract_pass();
+                let st = self.solve_at(pos, true, plies - 3);
+                self.path.pop();
+                pos.undo_move(e);
+                if matches!(st, Status::Disproven(_)) {
+                    return Some(e);
+                }
             }
         }
-        best.map(|(_, e)| e)
+        ranked.first().map(|&(_, e)| e)
     }
 
     /// The mate line from the root `pos` (proven within `plies`).
     pub fn mate_line(&mut self, pos: &mut Position, plies: u16) -> Option<Vec<Move>> {
+        self.line(pos, plies, false)
+    }
+
+    /// The mate line from the root `pos` when its mate is known to take exactly `plies`
+    /// (proven within `plies`, disproven within `plies - 2`): every defence lasts as long as
+    /// any, so the line has `plies` plies.
+    pub fn exact_line(&mut self, pos: &mut Position, plies: u16) -> Option<Vec<Move>> {
+        self.line(pos, plies, true)
+    }
+
+    fn line(&mut self, pos: &mut Position, plies: u16, exact: bool) -> Option<Vec<Move>> {
         self.path.clear();
         self.path.push(pos.key());
         let mut line = Vec::new();
@@ -138,7 +163,7 @@ impl Dfpn<'_> {
             if pos.count_legal_moves() == 0 {
                 break true;
             }
-            let Some(d) = self.longest_defence(pos, left - 1) else {
+            let Some(d) = self.longest_defence(pos, left - 1, exact) else {
                 break false;
             };
             pos.do_move(d);

@@ -99,6 +99,9 @@ pub enum MateOutcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MateResult {
     pub outcome: MateOutcome,
+    /// With a mate: whether its length is proven shortest (a search for a mate two plies
+    /// shorter proved there is none). False when the limits ended the shortening first.
+    pub shortest: bool,
     /// Nodes searched (positions expanded by df-pn), shortening and line extraction
     /// included.
     pub nodes: u64,
@@ -159,16 +162,22 @@ impl MateSolver {
     ///
     /// A found mate is then shortened while the limits allow, by searching again for a mate
     /// two plies shorter until none exists, within at most as many nodes again as the
-    /// first proof took (docs/mate.md). The history of `pos` before it is not consulted:
+    /// first proof took; once the length is known exactly, the line shows it: the
+    /// defender's moves resist that long (docs/mate.md). The history of `pos` before it is not consulted:
     /// repetition counts along the solver's own lines only.
     pub fn search(&mut self, pos: &Position, limits: &MateLimits, stop: &AtomicBool) -> MateResult {
         let start = Instant::now();
         let mut pos = pos.clone();
         let root_plies = limits.max_plies.unwrap_or(MAX_PLY).min(MAX_PLY) as u16;
         let mut dfpn = Dfpn::new(&mut self.table, &pos, limits, stop, start);
+        let mut shortest = false;
         let outcome = match dfpn.solve_root(&mut pos, root_plies) {
             Status::Proven(_) => match dfpn.mate_line(&mut pos, root_plies) {
-                Some(line) => MateOutcome::Mate(dfpn.shorten(&mut pos, line)),
+                Some(line) => {
+                    let (line, exact) = dfpn.shorten(&mut pos, line, root_plies);
+                    shortest = exact;
+                    MateOutcome::Mate(line)
+                }
                 None => MateOutcome::Unknown,
             },
             Status::Disproven(v) if limits.max_plies.is_some() && v >= root_plies => {
@@ -179,6 +188,7 @@ impl MateSolver {
         };
         MateResult {
             outcome,
+            shortest,
             nodes: dfpn.nodes(),
             elapsed: start.elapsed(),
         }

@@ -473,6 +473,33 @@ fn mate_within_agrees_with_the_solver() {
 }
 
 #[test]
+fn a_mate_line_is_as_long_as_the_mate() {
+    // When the search says its line of L plies is the shortest mate, no mate within L - 2
+    // exists: the line's defence resists longest.
+    let mut s = MateSolver::new(8 << 20);
+    let mut checked = 0;
+    let positions = random_positions(13, 30, 120);
+    for p in positions.iter().step_by(9).filter(|p| !p.in_check()) {
+        let r = s.search(p, &MateLimits::nodes(20_000), &AtomicBool::new(false));
+        let Some(line) = r.mate() else { continue };
+        assert_mate_line(&p.to_sfen(), line);
+        if r.shortest && line.len() >= 3 {
+            let limits = MateLimits::nodes(200_000).with_max_plies(line.len() as u32 - 2);
+            let shorter = s.search(p, &limits, &AtomicBool::new(false));
+            assert_eq!(
+                shorter.outcome,
+                MateOutcome::NoMate,
+                "{}: {:?}",
+                p.to_sfen(),
+                usi(line)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "{checked}");
+}
+
+#[test]
 fn mate_within_leaves_the_position_and_honours_its_limit() {
     let mut p = pos(BG_MATE3);
     let before = p.to_sfen();
