@@ -137,6 +137,13 @@ impl SearchJob {
                 out.info_string(&format!("entering-king declaration ({rule})"));
             }
             _ => {
+                if r.stats.recycled > 0 {
+                    // Once per search: the tree filled its share of USI_Hash and went on.
+                    out.info_string(&format!(
+                        "tree full (USI_Hash): recycled {} times, the {} least visited nodes dropped",
+                        r.stats.recycled, r.stats.recycled_nodes
+                    ));
+                }
                 out.info_string(&summary(&r));
                 self.print_info(&r);
             }

@@ -1029,3 +1029,30 @@ fn reuse_is_reported_and_usinewgame_starts_clean() {
     s.wait_for("bestmove", n);
     assert_eq!(reused(&s, n), 0);
 }
+
+#[test]
+fn a_full_hash_says_so_and_still_spends_the_budget() {
+    let mut s = Session::new();
+    s.send("setoption name USI_Hash value 1");
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go nodes 20000");
+    let b = s.wait_for("bestmove", 0);
+    legal_bestmove(&b, &after("startpos", &["7g7f", "3c3d"]));
+    let text = s.text();
+    assert_eq!(text.matches("tree full (USI_Hash)").count(), 1, "{text}");
+    let last = s
+        .lines()
+        .into_iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap();
+    assert!(last.contains(" nodes 20000 "), "{last}");
+    let hashfull: u32 = last
+        .split_whitespace()
+        .skip_while(|w| *w != "hashfull")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(hashfull <= 1000, "{last}");
+}
