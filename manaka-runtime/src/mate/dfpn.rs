@@ -48,8 +48,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 pub(crate) const INF: u32 = u32::MAX;
-/// The largest finite proof or disproof number; sums saturate here.
+/// The largest threshold: the root's. Above every open number, so the root's MID only
+/// returns with a proof, a disproof or a spent limit.
 const MAX_FINITE: u32 = u32::MAX - 1;
+/// The largest open proof or disproof number; sums saturate here. Sums over AND nodes grow
+/// exponentially along long lines of checks (and a DAG counts shared nodes twice), so
+/// without this cap a root could reach its threshold unsettled; below it, such a subtree is
+/// simply searched on until it settles.
+const MAX_OPEN: u32 = 1 << 28;
 /// A disproof for mates of any length.
 pub(crate) const UNBOUNDED: u16 = u16::MAX;
 /// A disproof that rests on no repetition.
@@ -104,8 +110,8 @@ impl Value {
 
     fn open(pn: u32, dn: u32) -> Value {
         Value {
-            pn: pn.clamp(1, MAX_FINITE),
-            dn: dn.clamp(1, MAX_FINITE),
+            pn: pn.clamp(1, MAX_OPEN),
+            dn: dn.clamp(1, MAX_OPEN),
             len: 0,
             rep: NO_REP,
         }
@@ -412,7 +418,7 @@ impl<'a> Dfpn<'a> {
             let (mut pn, mut dn) = (INF, 0u32);
             let (mut best, mut second) = (usize::MAX, INF);
             for (i, c) in children.iter().enumerate() {
-                dn = dn.saturating_add(c.v.dn).min(MAX_FINITE);
+                dn = dn.saturating_add(c.v.dn).min(MAX_OPEN);
                 if c.v.pn < pn {
                     second = pn;
                     pn = c.v.pn;
@@ -517,7 +523,7 @@ impl<'a> Dfpn<'a> {
                     }
                     open_drops = open_drops.with(c.mv.to());
                 }
-                pn = pn.saturating_add(c.v.pn).min(MAX_FINITE);
+                pn = pn.saturating_add(c.v.pn).min(MAX_OPEN);
                 if c.v.dn < dn {
                     second = dn;
                     dn = c.v.dn;

@@ -38,7 +38,8 @@ use std::time::{Duration, Instant};
 use table::Table;
 
 /// The longest line the solver follows, in plies (the recursion depth). A `max_plies`
-/// above it is clamped to it.
+/// above it is clamped to it, and without `max_plies` it is the bound: "no mate" then
+/// means none within this many plies.
 pub const MAX_PLY: u32 = 511;
 
 /// Limits of one mate search. `Default` is no limit at all (the search runs until it has
@@ -89,7 +90,9 @@ pub enum MateOutcome {
     /// length). Every attacker move gives check, every defender move is legal (the one the
     /// proof says resists longest), and the last position is checkmate.
     Mate(Vec<Move>),
-    /// Proven: no mate by continuous checks (within `max_plies` when that is set).
+    /// Proven: no mate by continuous checks within `max_plies`, or within [`MAX_PLY`] plies
+    /// when that is not set (the longest line the solver follows: a longer mate is out of
+    /// its reach either way).
     NoMate,
     /// A limit or the stop flag ended the search first.
     Unknown,
@@ -180,10 +183,8 @@ impl MateSolver {
                 }
                 None => MateOutcome::Unknown,
             },
-            Status::Disproven(v) if limits.max_plies.is_some() && v >= root_plies => {
-                MateOutcome::NoMate
-            }
-            Status::Disproven(v) if v == dfpn::UNBOUNDED => MateOutcome::NoMate,
+            // A root disproven within r plies always holds for at least r (dfpn.rs).
+            Status::Disproven(v) if v >= root_plies => MateOutcome::NoMate,
             _ => MateOutcome::Unknown,
         };
         MateResult {
