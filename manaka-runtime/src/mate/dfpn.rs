@@ -65,9 +65,11 @@ const NO_REP: u16 = u16::MAX;
 const WHITE_ATTACKS: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Nodes a re-search may take when the mate line needs a proof the table lost.
 pub(crate) const EXTRACT_BUDGET: u64 = 200_000;
-/// Shortening searches take at most as many nodes again as the first proof, and at least
-/// this many.
-const SHORTEN_MIN: u64 = 20_000;
+/// Shortening searches take at most this many times the nodes of the first proof (a
+/// disproof within fewer plies often costs more than the proof did)…
+const SHORTEN_FACTOR: u64 = 4;
+/// …and at least this many nodes.
+const SHORTEN_MIN: u64 = 100_000;
 
 /// A search's verdict on a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -582,15 +584,16 @@ impl<'a> Dfpn<'a> {
     /// mate's length `hi` is known exactly (proven within `hi`, disproven within `hi - 2`);
     /// then extracts the line again with the defender held to that length
     /// ([`Dfpn::exact_line`]). Stops with the shortest line found so far when the caller's
-    /// limits, or a budget of as many nodes again as the search took before, run out. Also
-    /// says whether the length came out exact.
+    /// limits, or a budget of [`SHORTEN_FACTOR`] times the nodes the search took before,
+    /// run out. Also says whether the length came out exact.
     pub fn shorten(
         &mut self,
         pos: &mut Position,
         mut line: Vec<Move>,
         bound: u16,
     ) -> (Vec<Move>, bool) {
-        let end = self.nodes.saturating_add(self.nodes.max(SHORTEN_MIN));
+        let budget = (self.nodes.saturating_mul(SHORTEN_FACTOR)).max(SHORTEN_MIN);
+        let end = self.nodes.saturating_add(budget);
         let mut hi = i32::from(bound); // a mate within hi plies is proven
         let mut lo = -1; // no mate within lo plies is proven
         while hi - 2 > lo {

@@ -164,8 +164,8 @@ impl MateSolver {
     /// with what is known ([`MateOutcome::Unknown`] unless a mate line was already found).
     ///
     /// A found mate is then shortened while the limits allow, by searching again for a mate
-    /// two plies shorter until none exists, within at most as many nodes again as the
-    /// first proof took; once the length is known exactly, the line shows it: the
+    /// two plies shorter until none exists, within at most four times the nodes the first
+    /// proof took (and at least 100,000); once the length is known exactly, the line shows it: the
     /// defender's moves resist that long (docs/mate.md). The history of `pos` before it is not consulted:
     /// repetition counts along the solver's own lines only.
     pub fn search(&mut self, pos: &Position, limits: &MateLimits, stop: &AtomicBool) -> MateResult {
