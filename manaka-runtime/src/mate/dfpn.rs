@@ -69,7 +69,7 @@ pub(crate) const EXTRACT_BUDGET: u64 = 200_000;
 /// disproof within fewer plies often costs more than the proof did)…
 const SHORTEN_FACTOR: u64 = 4;
 /// …and at least this many nodes.
-const SHORTEN_MIN: u64 = 100_000;
+const SHORTEN_MIN: u64 = 1_000_000;
 
 /// A search's verdict on a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

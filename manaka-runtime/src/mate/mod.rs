@@ -165,7 +165,7 @@ impl MateSolver {
     ///
     /// A found mate is then shortened while the limits allow, by searching again for a mate
     /// two plies shorter until none exists, within at most four times the nodes the first
-    /// proof took (and at least 100,000); once the length is known exactly, the line shows it: the
+    /// proof took (and at least a million); once the length is known exactly, the line shows it: the
     /// defender's moves resist that long (docs/mate.md). The history of `pos` before it is not consulted:
     /// repetition counts along the solver's own lines only.
     pub fn search(&mut self, pos: &Position, limits: &MateLimits, stop: &AtomicBool) -> MateResult {
