@@ -1,4 +1,4 @@
-//! Df-pn (Nagai 2002, ch. 3): depth-first proof-number search with thresholds, over OR
+//! Df-pn (Nagai 2002): depth-first proof-number search with thresholds, over OR
 //! nodes (attacker to move, checking moves only) and AND nodes (defender to move, every
 //! legal move).
 //!
@@ -11,14 +11,14 @@
 //! children's share. Each frame keeps its children's numbers (from the table when it
 //! starts, from the recursion afterwards), as in Nagai's MID with a table.
 //!
-//! Initial numbers (df-pn+ style, Nagai ch. 4): a defender's node first seen gets
+//! Initial numbers (heuristic ones, as df-pn+ allows): a defender's node first seen gets
 //! `pn = number of evasions, dn = 1` (each evasion needs its own proof) and is proven at once
 //! when there is none (checkmate: a mate in one at the OR node above); an attacker's node
 //! first seen gets `(1, 1)`.
 //!
-//! Interpositions (Kishimoto's "delayed expansion" of drops, as tsume solvers do it): when a
-//! slider checks from afar, the defender may drop any piece in hand on any square between,
-//! and each drop is a child the AND node must see proven. Counting them all makes a
+//! Interpositions (delayed expansion, as tsume solvers do it): when a slider checks from
+//! afar, the defender may drop any piece in hand on any square between, and each drop is a
+//! child the AND node must see proven. Counting them all makes a
 //! distant check look hopeless (pn = number of drops) although one proof usually carries
 //! over to the other pieces. So among the drops on one square only the first not yet proven
 //! enters the AND node's numbers and can be chosen; the next one takes its place once it is

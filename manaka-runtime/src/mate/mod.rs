@@ -9,15 +9,15 @@
 //! ([`crate::shogi::generate`]), so an illegal move — a pawn-drop mate included — is never
 //! part of a search, let alone of a claimed mate.
 //!
-//! - [`table`]: the transposition table. Bounded by the bytes given to
+//! - `table`: the transposition table. Bounded by the bytes given to
 //!   [`MateSolver::new`], buckets of four entries, the entry with the fewest searched nodes
 //!   replaced first; proofs and disproofs of a board are shared across hands by dominance.
-//! - [`dfpn`]: the search itself, with the repetition rule: a position repeated on the
+//! - `dfpn`: the search itself, with the repetition rule: a position repeated on the
 //!   current path is disproven *for that path* (perpetual check never mates), and such
 //!   path-dependent disproofs are never stored as facts (the GHI problem).
-//! - [`line`]: the mate line (shortest attack, longest defence by the lengths proofs carry)
+//! - `line`: the mate line (shortest attack, longest defence by the lengths proofs carry)
 //!   and the full proof tree, which the oracle tests verify defence by defence.
-//! - [`within`]: [`mate_within`], a small exhaustive fixed-depth check for search leaves.
+//! - `within`: [`mate_within`], a small exhaustive fixed-depth check for search leaves.
 //!
 //! docs/mate.md explains the choices and measures the speed.
 
