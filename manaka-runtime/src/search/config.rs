@@ -10,6 +10,27 @@ pub const LEAF_MATE_NODES: u64 = 256;
 /// The share of a search's time limit the root mate search may take.
 pub const ROOT_MATE_SHARE: f64 = 0.1;
 
+/// The selection rule below the root.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum InteriorRule {
+    /// mctx's deterministic rule, `argmax π'(a) − N(a)/(1 + ΣN)` with
+    /// `π' = softmax(logit + σ(completedQ))` (SPEC §8; the paper §5). Exact for small
+    /// budgets and what the mctx parity tests and self-play use; at large budgets σ's scale
+    /// `c_visit + max N` makes it greedy, and more time stops buying better moves.
+    Gumbel,
+    /// PUCT (AlphaZero; as lc0 and dlshogi explore): `argmax Q(a) + c·P(a)·√ΣN / (1 + N(a))`
+    /// with `P` the prior and an untried move's Q the mixed value `v_mix`. Keeps every
+    /// move's estimate refreshed as the visits grow.
+    Puct { c: f64 },
+}
+
+impl InteriorRule {
+    /// The rule for play (`SearchConfig::default()`, `manaka go`, the USI engine): PUCT with
+    /// `c = 2` (Q in (−1, 1); dlshogi's 1.5 on win rates in (0, 1) is about 3 here). Chosen by
+    /// measurement (docs/search.md, "Below the root").
+    pub const PLAY: InteriorRule = InteriorRule::Puct { c: 2.0 };
+}
+
 /// The root's Gumbel noise.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RootNoise {
@@ -78,10 +99,8 @@ pub struct SearchConfig {
     /// that subtree with its statistics (docs/search.md, "Tree reuse"). Off by default
     /// (self-play and single searches start clean); the USI engine turns it on.
     pub reuse_tree: bool,
-    /// The most visits σ's scale counts below the root: `σ(q) = (c_visit + min(max N, cap))
-    /// · c_scale · q` at interior nodes (the root keeps SPEC §8's σ). Infinite (SPEC §8) by
-    /// default.
-    pub interior_visit_cap: f64,
+    /// How a descent chooses below the root (docs/search.md, "Below the root").
+    pub interior: InteriorRule,
     /// Principal variations to read out (USI `MultiPV`): with more than one,
     /// [`SearchResult::lines`](super::SearchResult::lines) holds the best `multipv` root moves,
     /// each with its PV.
@@ -109,7 +128,7 @@ impl Default for SearchConfig {
             mate_table_bytes: 16 << 20,
             policy_only: false,
             reuse_tree: false,
-            interior_visit_cap: f64::INFINITY,
+            interior: InteriorRule::PLAY,
             multipv: 1,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,

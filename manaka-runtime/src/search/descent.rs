@@ -11,7 +11,7 @@
 //! evaluation cache; only what remains goes to the evaluator.
 
 use super::cache::EvalCache;
-use super::config::{LEAF_MATE_NODES, SearchConfig};
+use super::config::{InteriorRule, LEAF_MATE_NODES, SearchConfig};
 use super::gumbel::{self, QTransform};
 use super::halving::SequentialHalving;
 use super::proof::{self, Proof};
@@ -276,7 +276,7 @@ impl SearchState {
     /// ([`Self::view_node`] + [`gumbel::select_non_root`], still used with mctx's rescaling,
     /// which needs every completed Q).
     pub fn select_non_root(&mut self, id: NodeId, children_capped: bool) -> Option<usize> {
-        if self.q_transform.rescale {
+        if self.q_transform.rescale && self.config.interior == InteriorRule::Gumbel {
             self.view_node(id, true);
             let v = &mut self.view;
             // Closed moves (and, at the cap, visited ones) take no descent.
@@ -339,9 +339,24 @@ impl SearchState {
             plain_q / visited.len() as f64
         };
         let v_mix = (raw + sum_n * mean_q) / (sum_n + 1.0);
+        if let InteriorRule::Puct { c } = self.config.interior {
+            // Q + c·P·√ΣN/(1 + N); the best untried move is the one with the largest prior.
+            let sqrt_n = sum_n.max(1.0).sqrt();
+            let mut best: Option<(usize, f64)> =
+                best_unvisited.map(|(i, p)| (i, v_mix + c * p * sqrt_n));
+            for &(i, p, n, q, open) in visited.iter() {
+                if !open {
+                    continue;
+                }
+                let score = q + c * p * sqrt_n / (1.0 + n);
+                if best.is_none_or(|(bi, b)| score > b || (score == b && i < bi)) {
+                    best = Some((i, score));
+                }
+            }
+            return best.map(|(i, _)| i);
+        }
         let qt = &self.q_transform;
-        let scale_n = max_n.min(self.config.interior_visit_cap);
-        let sigma = |q: f64| gumbel::sigma(q, scale_n, qt.c_visit, qt.c_scale);
+        let sigma = |q: f64| gumbel::sigma(q, max_n, qt.c_visit, qt.c_scale);
         let s_mix = sigma(v_mix);
         let has_unvisited = p_unvisited > 0.0 || best_unvisited.is_some();
         let mut m = if has_unvisited {

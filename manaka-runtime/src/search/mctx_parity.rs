@@ -99,8 +99,10 @@ fn gumbel_search_matches_mctx() {
             },
             noise: RootNoise::Fixed(gumbel),
             max_depth: case.max_depth,
-            // mctx backs up a node at max_depth again on every visit.
+            // mctx backs up a node at max_depth again on every visit, and chooses below the
+            // root by its deterministic rule.
             cap_revisits: true,
+            interior: InteriorRule::Gumbel,
             entering_king: None,
             ..SearchConfig::default()
         };

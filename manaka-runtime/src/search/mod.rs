@@ -53,7 +53,7 @@ mod solver_tests;
 #[cfg(test)]
 mod tests;
 
-pub use config::{RootNoise, SearchConfig};
+pub use config::{InteriorRule, RootNoise, SearchConfig};
 pub use descent::SearchStats;
 pub use gumbel::QTransform;
 pub use halving::SequentialHalving;

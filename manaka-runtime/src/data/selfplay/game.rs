@@ -5,7 +5,9 @@ use crate::data::hcpe3::{GameOutcome, Hcpe3Game, Hcpe3Move, eval_from_value};
 use crate::data::random::SplitMix64;
 use crate::data::records::GameResult;
 use crate::eval::Evaluator;
-use crate::search::{GumbelSearch, Outcome, RootNoise, SearchConfig, SearchLimits, SearchResult};
+use crate::search::{
+    GumbelSearch, InteriorRule, Outcome, RootNoise, SearchConfig, SearchLimits, SearchResult,
+};
 use crate::shogi::{EnteringKingRule, Move, Position, Repetition};
 
 /// The root mate search's node limit in self-play (see `SearchConfig::root_mate_nodes`).
@@ -141,6 +143,8 @@ pub fn play(
             // A short root mate search: a mate found is an exact target, and a node limit
             // (no clock) keeps games reproducible; a small one keeps self-play fast.
             root_mate_nodes: SELFPLAY_ROOT_MATE_NODES,
+            // SPEC §8's rule: self-play budgets are small, where it is exact (docs/search.md).
+            interior: InteriorRule::Gumbel,
             ..SearchConfig::default()
         };
         search.set_config(config);
