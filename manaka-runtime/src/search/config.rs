@@ -84,10 +84,10 @@ pub struct SearchConfig {
     /// A short mate search at every new node (plies of the longest mate looked for: 0 off,
     /// 1, 3…; dlshogi looks for mates in 3 at its leaves): a node whose side to move mates
     /// is proven won without asking the evaluator. Exhaustive over checks
-    /// ([`crate::mate::mate_within`]), bounded by [`LEAF_MATE_NODES`] positions.
+    /// ([`crate::mate::mate_within`]), bounded by `LEAF_MATE_NODES` (256) positions.
     pub leaf_mate_plies: u32,
     /// The root mate search (df-pn, [`crate::mate::MateSolver`]) run before the tree search:
-    /// at most this many nodes (0 turns it off), and at most [`ROOT_MATE_SHARE`] of the
+    /// at most this many nodes (0 turns it off), and at most `ROOT_MATE_SHARE` (a tenth) of the
     /// search's time limit when it has one. A mate found is played at once.
     pub root_mate_nodes: u64,
     /// The root mate solver's transposition table, in bytes (kept between searches).

@@ -19,15 +19,18 @@
 //! ```
 //!
 //! Code map (the seed's): [`gumbel`] σ, completed Q, selection rules; [`halving`] the
-//! Sequential Halving schedule; [`tree`] nodes, edges, backup; `sequential.rs` one leaf at a
-//! time; `batched.rs` batched descents with virtual loss; [`result`] the read-out. Beside
-//! them: `descent.rs` (the descent both drivers share), [`limits`] (budget, clock, stop),
-//! [`cache`] (evaluations by position key), [`bench`] (throughput for `manaka bench`).
+//! Sequential Halving schedule; [`tree`] nodes, edges, backup, subtree copies (tree reuse,
+//! recycling); `sequential.rs` one leaf at a time; `batched.rs` batched descents with virtual
+//! loss; [`result`] the read-out (PV, MultiPV lines). Beside them: `descent.rs` (the descent
+//! both drivers share, the interior rule — PUCT for play, mctx's for self-play —, the leaf mate
+//! check, tree reuse and recycling), [`proof`] (proven bounds: score-bounded MCTS),
+//! [`limits`] (budget, clock, stop, `searchmoves`), [`cache`] (evaluations by position key),
+//! [`bench`] (throughput for `manaka bench`). The root mate search calls [`crate::mate`].
 //!
 //! Exact rules, before and around the network: at the root, no legal move is a loss
 //! (`NoLegalMoves`), a possible entering-king declaration wins (`DeclareWin`, under
-//! [`SearchConfig::entering_king`]), and a mate in one is returned without any inference
-//! (`MateInOne`). In the tree: no legal move is −1 for the side to move, repetition is judged
+//! [`SearchConfig::entering_king`]), a mate in one is returned without any inference
+//! (`MateInOne`), and so is a mate the root mate search finds (`MateFound`). In the tree: no legal move is −1 for the side to move, repetition is judged
 //! against the game history the root position carries plus the path
 //! ([`Position::repetition`]), a declaration is a win, and a depth cap bounds every descent.
 
