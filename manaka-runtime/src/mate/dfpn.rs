@@ -265,6 +265,11 @@ impl<'a> Dfpn<'a> {
         self.aborted = false;
     }
 
+    /// Whether the caller asked the search to stop (or its time is up).
+    pub(super) fn stop_raised(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     #[inline]
     fn tick(&mut self) {
         self.nodes += 1;
@@ -274,11 +279,7 @@ impl<'a> Dfpn<'a> {
                 self.stopped = true;
             }
         }
-        if self.pass == Pass::Search
-            && self.nodes & 255 == 0
-            && (self.stop.load(Ordering::Relaxed)
-                || self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
+        if self.pass == Pass::Search && self.nodes & 255 == 0 && self.stop_raised() {
             self.aborted = true;
             self.stopped = true;
         }
@@ -616,6 +617,10 @@ impl<'a> Dfpn<'a> {
             }
         }
         if line.len() as i32 != hi {
+            // The exact line's re-searches ignore the limits; a raised stop skips them.
+            if self.stop_raised() {
+                return (line, false);
+            }
             match self.exact_line(pos, hi as u16) {
                 Some(exact) => line = exact,
                 None => return (line, false),

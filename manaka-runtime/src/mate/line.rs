@@ -120,7 +120,7 @@ impl Dfpn<'_> {
         }
         // Longest first; among equals, the first generated.
         ranked.sort_by_key(|&(len, _)| std::cmp::Reverse(len));
-        if exact && plies >= 5 {
+        if exact && plies >= 5 && !self.stop_raised() {
             for &(_, e) in &ranked {
                 pos.do_move(e);
                 self.path.push(pos.key());

@@ -2,7 +2,7 @@
 //! leaves: every check, every evasion, to a fixed depth, no table.
 
 use super::checks::checks;
-use crate::shogi::{Move, Position};
+use crate::shogi::{Move, Position, generate};
 
 /// The first move of a mate of at most `plies` plies (1, 3, 5…; an even number allows the
 /// odd one below it) by the side to move, the shortest such mate first; `None` when there is
@@ -14,6 +14,7 @@ pub fn mate_within(pos: &mut Position, plies: u32, node_limit: u64) -> Option<Mo
         nodes: 0,
         limit: node_limit,
         path: vec![pos.key()],
+        buffers: Vec::new(),
     };
     let mut depth = 1;
     while depth <= plies {
@@ -33,6 +34,8 @@ struct Within {
     limit: u64,
     /// Keys of the positions on the current line, the root first.
     path: Vec<u64>,
+    /// Move lists by depth, reused (a leaf check must not allocate at every node).
+    buffers: Vec<Vec<Move>>,
 }
 
 impl Within {
@@ -40,11 +43,32 @@ impl Within {
         self.path.iter().rev().skip(1).step_by(2).any(|&k| k == key)
     }
 
+    fn take_buffer(&mut self) -> Vec<Move> {
+        let depth = self.path.len();
+        if self.buffers.len() <= depth {
+            self.buffers.resize_with(depth + 1, Vec::new);
+        }
+        let mut b = std::mem::take(&mut self.buffers[depth]);
+        b.clear();
+        b
+    }
+
+    fn give_back(&mut self, b: Vec<Move>) {
+        let depth = self.path.len();
+        self.buffers[depth] = b;
+    }
+
     /// A check after which every evasion is mated within `plies - 1`.
     fn attack(&mut self, pos: &mut Position, plies: u32) -> Option<Move> {
-        let mut moves = Vec::new();
+        let mut moves = self.take_buffer();
         checks(pos, &mut moves);
-        for m in moves {
+        let found = self.try_attacks(pos, plies, &moves);
+        self.give_back(moves);
+        found
+    }
+
+    fn try_attacks(&mut self, pos: &mut Position, plies: u32, moves: &[Move]) -> Option<Move> {
+        for &m in moves {
             if self.nodes >= self.limit {
                 return None;
             }
@@ -66,14 +90,19 @@ impl Within {
 
     /// Whether the defender to move (in check) is mated within `plies`.
     fn defend(&mut self, pos: &mut Position, plies: u32) -> bool {
-        let evasions = pos.legal_moves();
-        if evasions.is_empty() {
-            return true;
-        }
         if plies < 2 {
-            return false;
+            return !pos.has_legal_moves();
         }
-        for e in evasions {
+        let mut evasions = self.take_buffer();
+        generate(pos, &mut evasions);
+        let mated = evasions.is_empty() || self.try_defences(pos, plies, &evasions);
+        self.give_back(evasions);
+        mated
+    }
+
+    /// Whether every evasion in `evasions` is mated within `plies - 1` more plies.
+    fn try_defences(&mut self, pos: &mut Position, plies: u32, evasions: &[Move]) -> bool {
+        for &e in evasions {
             if self.nodes >= self.limit {
                 return false;
             }
