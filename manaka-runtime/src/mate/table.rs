@@ -17,8 +17,9 @@ use crate::shogi::{Color, Hand};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(u8)]
 enum Kind {
+    /// Zero, so that zeroed memory is a table of empty entries.
     #[default]
-    Empty,
+    Empty = 0,
     Open,
     Proven,
     Disproven,
@@ -39,8 +40,9 @@ struct Entry {
 
 const WAYS: usize = 4;
 
+/// Four entries, 128 bytes. Not over-aligned: the system allocator hands out zeroed memory
+/// of the natural alignment lazily (calloc), but zeroes an over-aligned block by hand.
 #[derive(Clone, Copy, Debug, Default)]
-#[repr(align(64))]
 struct Bucket([Entry; WAYS]);
 
 /// The identity of a position in the table.
@@ -76,7 +78,28 @@ pub(crate) enum Record {
 }
 
 pub(crate) struct Table {
-    buckets: Vec<Bucket>,
+    buckets: Box<[Bucket]>,
+}
+
+/// `n` zeroed buckets, or `None` when the allocator refuses. Zeroed memory comes from the
+/// system lazily (pages are mapped when first written), so a large table costs nothing
+/// until the search fills it.
+fn zeroed_buckets(n: usize) -> Option<Box<[Bucket]>> {
+    if n == 0 {
+        return Some(Box::new([]));
+    }
+    let layout = std::alloc::Layout::array::<Bucket>(n).ok()?;
+    // SAFETY: the layout has a non-zero size. An all-zero `Bucket` is a valid value (every
+    // field is an integer, `Hand` wraps one, and `Kind::Empty` is 0), so the zeroed memory
+    // holds `n` initialised buckets; the box takes ownership with the same layout
+    // (`[Bucket]` of length `n`).
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout).cast::<Bucket>();
+        if p.is_null() {
+            return None;
+        }
+        Some(Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n)))
+    }
 }
 
 impl Table {
@@ -85,9 +108,7 @@ impl Table {
     pub fn new(bytes: usize) -> Table {
         let mut n = bytes / std::mem::size_of::<Bucket>();
         loop {
-            let mut buckets = Vec::new();
-            if buckets.try_reserve_exact(n).is_ok() {
-                buckets.resize(n, Bucket::default());
+            if let Some(buckets) = zeroed_buckets(n) {
                 return Table { buckets };
             }
             n /= 2;
@@ -95,7 +116,7 @@ impl Table {
     }
 
     pub fn bytes(&self) -> usize {
-        self.buckets.capacity() * std::mem::size_of::<Bucket>()
+        self.buckets.len() * std::mem::size_of::<Bucket>()
     }
 
     pub fn clear(&mut self) {
@@ -228,7 +249,7 @@ mod tests {
     }
 
     #[test]
-    fn entries_are_32_bytes_and_buckets_two_cache_lines() {
+    fn entries_are_32_bytes_and_buckets_128() {
         assert_eq!(std::mem::size_of::<Entry>(), 32);
         assert_eq!(std::mem::size_of::<Bucket>(), 128);
     }
@@ -298,6 +319,7 @@ mod tests {
     #[test]
     fn a_full_bucket_gives_up_its_least_searched_entry() {
         let mut t = Table::new(128); // one bucket
+        assert_eq!(t.hashfull(), 0, "a new table is empty");
         let key = |b: u64| Key {
             board: b,
             hands: [Hand::EMPTY; 2],
