@@ -9,9 +9,10 @@ use std::time::Duration;
 /// the df-pn mate solver; print the mate line, or say that there is none.
 ///
 /// The line is the shortest mate the limits let the solver establish, each defence the one
-/// that resists longest; the output says when the limits ended the shortening first. "no mate" is a proof: no mate by continuous checks exists (within
-/// --max-plies when given). "unknown (limit reached)" means a limit ended the search first.
-/// Without --time or --nodes the search runs until it has an answer.
+/// that resists longest; the output says when the limits ended the shortening first. "no
+/// mate" is a proof: no mate by continuous checks exists within --max-plies plies (511
+/// without it). "unknown (limit reached)" means a limit ended the search first. Without
+/// --time or --nodes the search runs until it has an answer.
 ///
 /// Example: `manaka mate --sfen "8k/9/7pp/9/9/9/9/9/K8 b BG 1"` prints the mate in 3
 /// B*3c 1a1b G*1a.
@@ -44,7 +45,7 @@ pub struct Args {
     /// means no mate within that many plies.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_PLY as i64))]
     max_plies: Option<u32>,
-    /// Transposition table size in MiB.
+    /// Transposition table size in MiB (its pages are taken as the search fills them).
     #[arg(long, value_name = "MB", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     hash: u64,
