@@ -52,7 +52,7 @@ mod mctx_parity;
 #[cfg(test)]
 mod mctx_vectors;
 #[cfg(test)]
-mod solver_tests;
+pub(crate) mod solver_tests;
 #[cfg(test)]
 mod tests;
 

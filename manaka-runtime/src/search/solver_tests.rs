@@ -29,7 +29,7 @@ const MATE3: &str = "8k/9/7pp/9/9/9/9/9/K8 b BG 1";
 
 /// Every defence of `line[0]` in `p` leaves a mate in one (a mate in 3 checked by trying
 /// each reply, not by trusting the search).
-fn is_mate_in_three(p: &Position, first: Move) -> bool {
+pub(crate) fn is_mate_in_three(p: &Position, first: Move) -> bool {
     let mut q = p.clone();
     q.do_move(first);
     let replies = q.legal_moves();

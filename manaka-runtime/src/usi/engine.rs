@@ -313,19 +313,8 @@ impl Engine {
             self.go_mate(time);
             return;
         }
-        if self.running.is_some() {
-            self.out
-                .info_string("error: go during a search; stopping the previous search first");
-            self.finish_search(false);
-        }
-        let position = match &self.position {
-            Ok(p) => p.clone(),
-            Err(e) => {
-                self.out
-                    .info_string(&format!("error: no valid position ({e})"));
-                self.out.line("bestmove resign");
-                return;
-            }
+        let Some(position) = self.start_go("bestmove resign") else {
+            return;
         };
         if let Err(e) = self.ensure_network(false) {
             // Loud and unmissable in a match: every game is lost at once, the log says why.
@@ -384,25 +373,33 @@ impl Engine {
         }
     }
 
+    /// What every `go` does first: stops a search still running, and returns the position to
+    /// search — or, without a valid one, says why and answers `refusal`.
+    fn start_go(&mut self, refusal: &str) -> Option<Position> {
+        if self.running.is_some() {
+            self.out
+                .info_string("error: go during a search; stopping the previous search first");
+            self.finish_search(false);
+        }
+        match &self.position {
+            Ok(p) => Some(p.clone()),
+            Err(e) => {
+                self.out
+                    .info_string(&format!("error: no valid position ({e})"));
+                self.out.line(refusal);
+                None
+            }
+        }
+    }
+
     /// `go mate <ms>|infinite`: the df-pn mate solver on the current position, in the
     /// search thread, answered with `checkmate <moves>`, `checkmate nomate` (proven: no mate
     /// by checks) or `checkmate timeout` (time up, or `stop`), as soon as it knows — also
     /// for `infinite`, as the protocol has it. It needs no network (one that failed to load
     /// is still reported).
     fn go_mate(&mut self, time: MateTime) {
-        if self.running.is_some() {
-            self.out
-                .info_string("error: go during a search; stopping the previous search first");
-            self.finish_search(false);
-        }
-        let position = match &self.position {
-            Ok(p) => p.clone(),
-            Err(e) => {
-                self.out
-                    .info_string(&format!("error: no valid position ({e})"));
-                self.out.line("checkmate nomate");
-                return;
-            }
+        let Some(position) = self.start_go("checkmate nomate") else {
+            return;
         };
         if let Some(e) = self.network_error() {
             self.out

@@ -453,16 +453,7 @@ fn movetime_and_depth() {
 
 /// Every defence of `first` in `p` leaves a mate in one (checked by trying each reply).
 fn mate_in_three(p: &Position, first: &str) -> bool {
-    let mut q = p.clone();
-    q.do_move(q.parse_usi_move(first).unwrap());
-    let replies = q.legal_moves();
-    q.in_check()
-        && replies.iter().all(|&r| {
-            q.do_move(r);
-            let mate = q.mate_in_one().is_some();
-            q.undo_move(r);
-            mate
-        })
+    crate::search::solver_tests::is_mate_in_three(p, p.parse_usi_move(first).unwrap())
 }
 
 #[test]
