@@ -50,7 +50,8 @@ pub struct EngineOptions {
     pub q_rescale: bool,
     /// Evaluator threads (each evaluates a share of a batch).
     pub threads: usize,
-    /// Search memory in MiB: three quarters for the tree, a quarter for cached evaluations.
+    /// Search memory in MiB: half bounds the tree (its recycled copy included, at most three
+    /// quarters), a quarter for cached evaluations.
     pub hash_mb: usize,
     pub ponder: bool,
     /// Milliseconds kept in reserve for communication on every move.
@@ -343,7 +344,10 @@ impl EngineOptions {
 
     /// The tree's share of `USI_Hash`.
     pub fn tree_bytes(&self) -> usize {
-        self.hash_mb.saturating_mul(1 << 20) / 4 * 3
+        // Half: a full tree is recycled into half of its bound, and the copy and the old tree
+        // live side by side for a moment, so the tree never holds more than ¾ of USI_Hash;
+        // the evaluation cache takes the last quarter.
+        self.hash_mb.saturating_mul(1 << 20) / 2
     }
 
     /// The search settings these options describe.
@@ -477,7 +481,7 @@ mod tests {
         assert_eq!(o.time_settings().network_delay2, 1120);
         let c = o.search_config();
         assert_eq!(c.multipv, 3);
-        assert_eq!(c.max_tree_bytes, 48 << 20);
+        assert_eq!(c.max_tree_bytes, 32 << 20);
         assert!(c.cache_entries > 10_000);
         assert_eq!(
             c.noise,
