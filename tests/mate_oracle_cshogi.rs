@@ -26,6 +26,8 @@
 
 mod support;
 
+use support::Report;
+
 use manaka::runtime::mate::{MateLimits, MateOutcome, MateSolver, ProofTree, mate_within};
 use manaka::runtime::shogi::{Move, Position};
 use serde_json::{Value, json};
@@ -42,21 +44,6 @@ const NODES: u64 = 300_000;
 const TREE_MAX: usize = 20_000;
 /// Node limit of `mate_within`.
 const WITHIN_NODES: u64 = 5_000_000;
-
-#[derive(Default)]
-struct Report {
-    count: usize,
-    shown: Vec<String>,
-}
-
-impl Report {
-    fn fail(&mut self, msg: String) {
-        self.count += 1;
-        if self.shown.len() < 12 {
-            self.shown.push(msg);
-        }
-    }
-}
 
 #[derive(Default, Debug)]
 struct Coverage {

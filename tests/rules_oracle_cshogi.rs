@@ -12,6 +12,8 @@
 
 mod support;
 
+use support::Report;
+
 use manaka::runtime::shogi::{EnteringKingRule, Move, Position, Repetition};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -19,22 +21,6 @@ use std::process::Command;
 use std::time::Instant;
 
 const TEST: &str = "rules_oracle_cshogi";
-
-/// Mismatches, the first few kept in full.
-#[derive(Default)]
-struct Report {
-    count: usize,
-    shown: Vec<String>,
-}
-
-impl Report {
-    fn fail(&mut self, msg: String) {
-        self.count += 1;
-        if self.shown.len() < 12 {
-            self.shown.push(msg);
-        }
-    }
-}
 
 fn rep_name(r: Repetition) -> &'static str {
     match r {

@@ -122,3 +122,19 @@ pub const EXTRA_STARTS: &[&str] = &[
     "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrb3g3s3n3l17p 1",
     "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
 ];
+
+/// Mismatches of an oracle test, the first few kept in full.
+#[derive(Default)]
+pub struct Report {
+    pub count: usize,
+    pub shown: Vec<String>,
+}
+
+impl Report {
+    pub fn fail(&mut self, msg: String) {
+        self.count += 1;
+        if self.shown.len() < 12 {
+            self.shown.push(msg);
+        }
+    }
+}
