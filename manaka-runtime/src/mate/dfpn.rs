@@ -459,16 +459,35 @@ impl<'a> Dfpn<'a> {
                 .saturating_sub(dn)
                 .saturating_add(c.v.dn)
                 .min(MAX_FINITE);
-            pos.do_move(c.mv);
-            self.path.push(pos.key());
-            let v = self.and_node(pos, depth + 1, plies - 1, child_th_pn, child_th_dn);
-            self.path.pop();
-            pos.undo_move(c.mv);
-            children[best].v = v;
+            children[best].v = self.child(pos, c.mv, depth, plies, child_th_pn, child_th_dn);
         };
         self.frames[depth] = children;
         self.store(&key, value, self.nodes - start + 1);
         value
+    }
+
+    /// Plays `mv` and searches the child with its thresholds — a defender's node below an
+    /// attacker's and the reverse — keeping the path of keys for the repetition rule.
+    fn child(
+        &mut self,
+        pos: &mut Position,
+        mv: Move,
+        depth: usize,
+        plies: u16,
+        th_pn: u32,
+        th_dn: u32,
+    ) -> Value {
+        let attacker_moved = pos.side_to_move() == self.attacker;
+        pos.do_move(mv);
+        self.path.push(pos.key());
+        let v = if attacker_moved {
+            self.and_node(pos, depth + 1, plies - 1, th_pn, th_dn)
+        } else {
+            self.or_node(pos, depth + 1, plies - 1, th_pn, th_dn)
+        };
+        self.path.pop();
+        pos.undo_move(mv);
+        v
     }
 
     /// MID at a defender's node (in check).
@@ -567,12 +586,7 @@ impl<'a> Dfpn<'a> {
                 .saturating_sub(pn)
                 .saturating_add(c.v.pn)
                 .min(MAX_FINITE);
-            pos.do_move(c.mv);
-            self.path.push(pos.key());
-            let v = self.or_node(pos, depth + 1, plies - 1, child_th_pn, child_th_dn);
-            self.path.pop();
-            pos.undo_move(c.mv);
-            children[best].v = v;
+            children[best].v = self.child(pos, c.mv, depth, plies, child_th_pn, child_th_dn);
         };
         self.frames[depth] = children;
         self.store(&key, value, self.nodes - start + 1);
