@@ -3,7 +3,7 @@
 //! a file) and the error type that names the file, the record and the byte offset.
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
@@ -43,9 +43,76 @@ impl DataError {
     }
 }
 
-/// Reads a whole file.
+/// Opens `path` for reading if it is a regular file, with its length; anything else (a
+/// directory, a FIFO, `/dev/zero`, a socket) is refused with an error that says what it is.
+///
+/// Every loader of outside files (weights, nn.bin, training state, records, position lists)
+/// opens through here, so that no read can be endless: a regular file's length bounds what
+/// can be read from it, and each format bounds it further. The path is checked before it is
+/// opened, because opening a FIFO blocks until a writer appears; the open file is checked
+/// again, in case the path changed in between.
+pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
+    fn refuse(meta: &fs::Metadata) -> io::Result<()> {
+        if meta.is_file() {
+            return Ok(());
+        }
+        let ft = meta.file_type();
+        let kind = if ft.is_dir() {
+            "a directory"
+        } else {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                if ft.is_fifo() {
+                    "a FIFO"
+                } else if ft.is_char_device() {
+                    "a character device"
+                } else if ft.is_block_device() {
+                    "a block device"
+                } else if ft.is_socket() {
+                    "a socket"
+                } else {
+                    "not a file"
+                }
+            }
+            #[cfg(not(unix))]
+            "not a file"
+        };
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not a regular file ({kind}); give the path of a file"),
+        ))
+    }
+    refuse(&fs::metadata(path)?)?;
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    refuse(&meta)?;
+    Ok((file, meta.len()))
+}
+
+/// Reads at most `limit` bytes of `file` (whose length is `len`) into a buffer allocated up
+/// front; a file larger than `limit` is refused with `what` naming the bound, and memory that
+/// cannot be had is an error, not an abort.
+pub fn read_bounded(file: File, len: u64, limit: u64, what: &str) -> io::Result<Vec<u8>> {
+    if len > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the file has {len} bytes, more than the {limit} {what}"),
+        ));
+    }
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(len as usize)
+        .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, format!("{len} bytes: {e}")))?;
+    // `take`: a file that grows while it is read is read only as far as it was long.
+    file.take(len).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Reads a whole regular file (see [`open_regular`]).
 pub(crate) fn read_all(path: &Path) -> Result<Vec<u8>, DataError> {
-    fs::read(path).map_err(|e| DataError::io(path, e))
+    let (file, len) = open_regular(path).map_err(|e| DataError::io(path, e))?;
+    read_bounded(file, len, len, "it had when opened").map_err(|e| DataError::io(path, e))
 }
 
 /// A file being written under a temporary name beside its target; [`AtomicFile::commit`]
@@ -127,6 +194,156 @@ pub fn write_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> Result<(), DataErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A FIFO at `path` (by `mkfifo`, which every Unix has); `None` where it cannot be made.
+    fn fifo(path: &Path) -> Option<()> {
+        let ok = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .ok()?
+            .success();
+        ok.then_some(())
+    }
+
+    /// Runs `f` on another thread and gives its result, or panics if it takes more than
+    /// ten seconds (opening a FIFO for reading blocks until a writer appears: without the
+    /// check that refuses it, the loaders would hang here).
+    fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the loader blocked instead of refusing the file")
+    }
+
+    /// Issue 16, fault 2: `/dev/zero`, a directory and a FIFO given to any loader are refused
+    /// at once with an error naming the path and saying it is not a regular file, instead of
+    /// being read without end (24 GB for `manaka eval --weights /dev/zero`) or blocking.
+    #[test]
+    fn every_loader_refuses_what_is_not_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut paths = vec![
+            (PathBuf::from("/dev/zero"), "a character device"),
+            (dir.path().to_path_buf(), "a directory"),
+        ];
+        let pipe = dir.path().join("pipe.mnw");
+        if fifo(&pipe).is_some() {
+            paths.push((pipe, "a FIFO"));
+        }
+        for (path, kind) in paths {
+            if !path.exists() {
+                continue; // no /dev/zero on this platform
+            }
+            let p = path.clone();
+            let errors: Vec<(&str, String)> = within_10s(move || {
+                use crate::data::records::{HcpeRecord, read_records};
+                use crate::data::sources::{SourceFormat, read_positions};
+                let e = |r: Result<(), String>| r.err().unwrap_or_default();
+                vec![
+                    (
+                        "open_regular",
+                        e(open_regular(&p)
+                            .map(drop)
+                            .map_err(|e| format!("{}: {e}", p.display()))),
+                    ),
+                    (
+                        "MNW1",
+                        e(crate::weights::WeightFile::open(&p)
+                            .map(drop)
+                            .map_err(|e| e.to_string())),
+                    ),
+                    (
+                        "nn.bin",
+                        e(crate::nnue::file::read(&p)
+                            .map(drop)
+                            .map_err(|e| e.to_string())),
+                    ),
+                    (
+                        "HCPE",
+                        e(read_records::<HcpeRecord>(&p)
+                            .map(drop)
+                            .map_err(|e| e.to_string())),
+                    ),
+                    (
+                        "HCPE3",
+                        e(crate::data::read_hcpe3(&p)
+                            .map(drop)
+                            .map_err(|e| e.to_string())),
+                    ),
+                    (
+                        "SFEN lines",
+                        e(read_positions(&p, SourceFormat::Sfen)
+                            .map(drop)
+                            .map_err(|e| e.to_string())),
+                    ),
+                    (
+                        "EvalFile",
+                        e(crate::usi::network::resolve(p.to_str().unwrap())
+                            .map(drop)
+                            .map_err(|e| e.to_string())),
+                    ),
+                ]
+            });
+            for (loader, error) in errors {
+                assert!(
+                    error.contains(&format!("not a regular file ({kind})"))
+                        && error.contains(&path.display().to_string()),
+                    "{loader} on {}: {error:?}",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    /// An nn.bin whose header names a known architecture but which is longer than that
+    /// architecture's file is refused before it is read: a sparse 64 GiB file is refused
+    /// without allocating anything (reading it whole would abort the process).
+    #[test]
+    fn an_oversized_nn_bin_is_refused_before_it_is_read() {
+        use crate::nnue::arch::{SHIPPED, VERSION};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nn.bin");
+        let arch = SHIPPED[1];
+        let mut head = Vec::new();
+        head.extend_from_slice(&VERSION.to_le_bytes());
+        head.extend_from_slice(&arch.hash().to_le_bytes());
+        head.extend_from_slice(&0u32.to_le_bytes());
+        fs::write(&path, &head).unwrap();
+        let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        file.set_len(64 << 30).unwrap();
+        let e = crate::nnue::file::read(&path).unwrap_err().to_string();
+        let expected = arch.file_len(0) as u64;
+        assert!(
+            e.contains(&format!("{} unexpected bytes", (64u64 << 30) - expected)),
+            "{e}"
+        );
+        // A file no longer than the architecture's is read and parsed (here: its zero
+        // feature transformer hash is the first thing wrong).
+        file.set_len(expected).unwrap();
+        let e = crate::nnue::file::read(&path).unwrap_err().to_string();
+        assert!(
+            e.starts_with("feature transformer hash 0x00000000 at byte 12"),
+            "{e}"
+        );
+    }
+
+    /// `read_bounded` refuses a file over its bound and reads no more than the length given.
+    #[test]
+    fn bounded_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        fs::write(&p, b"0123456789").unwrap();
+        let (f, len) = open_regular(&p).unwrap();
+        assert_eq!(len, 10);
+        let e = read_bounded(f, len, 4, "bytes allowed").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the file has 10 bytes, more than the 4 bytes allowed"
+        );
+        let (f, _) = open_regular(&p).unwrap();
+        assert_eq!(read_bounded(f, 6, 6, "").unwrap(), b"012345");
+    }
 
     #[test]
     fn commit_replaces_and_drop_discards() {

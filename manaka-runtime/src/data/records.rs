@@ -22,9 +22,10 @@
 //! 39  padding     u8         0
 //! ```
 
-use super::io::{AtomicFile, DataError, FormatError, read_all};
+use super::io::{AtomicFile, DataError, FormatError, open_regular};
 use super::packed::{self, DecodeError, EncodeError, Packing};
 use crate::shogi::{Color, HandKind, Move, Position, Square};
+use std::io::Read;
 use std::path::Path;
 
 /// Game result as Apery, cshogi and dlshogi store it.
@@ -306,8 +307,20 @@ impl Record for PsvRecord {
 /// byte offset.
 pub fn parse_records<T: Record>(bytes: &[u8]) -> Result<Vec<T>, FormatError> {
     let mut out = Vec::with_capacity(bytes.len() / T::SIZE);
-    for (i, chunk) in bytes.chunks(T::SIZE).enumerate() {
-        let offset = (i * T::SIZE) as u64;
+    parse_records_into(bytes, 0, &mut out)?;
+    Ok(out)
+}
+
+/// Parses the records in `bytes`, the first of which is record `first` of its file, onto
+/// `out`.
+fn parse_records_into<T: Record>(
+    bytes: &[u8],
+    first: u64,
+    out: &mut Vec<T>,
+) -> Result<(), FormatError> {
+    for (k, chunk) in bytes.chunks(T::SIZE).enumerate() {
+        let i = first + k as u64;
+        let offset = i * T::SIZE as u64;
         let bad = |reason: String| FormatError {
             what: "record",
             index: i as u64,
@@ -326,17 +339,47 @@ pub fn parse_records<T: Record>(bytes: &[u8]) -> Result<Vec<T>, FormatError> {
         r.validate().map_err(bad)?;
         out.push(r);
     }
-    Ok(out)
+    Ok(())
 }
 
-/// Reads and validates a file of records.
+/// Records read from a file per refill of [`read_records`]'s buffer.
+const RECORDS_PER_READ: usize = 1 << 14;
+
+/// Reads and validates a file of records (a regular file; [`super::io::open_regular`]).
+/// The file is streamed through a buffer of a few hundred kilobytes, never read whole, and
+/// no further than the length it had when opened.
 pub fn read_records<T: Record>(path: impl AsRef<Path>) -> Result<Vec<T>, DataError> {
     let path = path.as_ref();
-    let bytes = read_all(path)?;
-    parse_records(&bytes).map_err(|source| DataError::Format {
-        path: path.to_path_buf(),
-        source,
-    })
+    let (file, len) = open_regular(path).map_err(|e| DataError::io(path, e))?;
+    let mut input = file.take(len);
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; RECORDS_PER_READ * T::SIZE];
+    let mut first = 0u64;
+    loop {
+        // Fill the buffer, or as much of it as the file has left.
+        let mut filled = 0;
+        while filled < buf.len() {
+            match input.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(DataError::io(path, e)),
+            }
+        }
+        if filled == 0 {
+            return Ok(out);
+        }
+        parse_records_into(&buf[..filled], first, &mut out).map_err(|source| {
+            DataError::Format {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        first += (filled / T::SIZE) as u64;
+        if filled < buf.len() {
+            return Ok(out);
+        }
+    }
 }
 
 /// Writes records to `path` atomically.

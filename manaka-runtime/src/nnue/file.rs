@@ -20,7 +20,8 @@
 use super::NnueError;
 use super::arch::{Architecture, SHIPPED, VERSION, padded};
 use super::quant::{IntLayer, IntWeights};
-use std::io::Write;
+use crate::data::io::{open_regular, read_bounded};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// A parsed nn.bin.
@@ -181,14 +182,17 @@ pub fn decode(bytes: &[u8]) -> Result<NnueFile, NnueError> {
     }
     let hash = c.u32("the architecture hash")?;
     let len = c.u32("the architecture string's length")? as usize;
-    let string = text(c.take(len, &|| format!("the {len}-byte architecture string"))?);
+    // The hash decides before the string is taken, so that an unknown architecture is
+    // reported as such even when [`read`] loaded only the string's first bytes.
     let arch = Architecture::from_hash(hash).ok_or_else(|| {
         let known: Vec<String> = SHIPPED
             .iter()
             .map(|a| format!("{} ({:#010x})", a.name(), a.hash()))
             .collect();
-        let mut s: String = string.chars().take(300).collect();
-        if s.len() < string.len() {
+        let rest = bytes.get(c.at..).unwrap_or(&[]);
+        let string = text(&rest[..rest.len().min(len)]);
+        let mut s: String = string.chars().take(STRING_SHOWN).collect();
+        if s.len() < len {
             s.push('…');
         }
         NnueError::UnknownArchitecture {
@@ -197,6 +201,7 @@ pub fn decode(bytes: &[u8]) -> Result<NnueFile, NnueError> {
             string: s,
         }
     })?;
+    let string = text(c.take(len, &|| format!("the {len}-byte architecture string"))?);
     c.hash(
         "feature transformer",
         arch.feature_transformer_hash(),
@@ -256,12 +261,47 @@ pub fn decode(bytes: &[u8]) -> Result<NnueFile, NnueError> {
     })
 }
 
-/// Reads and parses the nn.bin at `path`.
+/// Characters of an unknown architecture's string that its error shows.
+const STRING_SHOWN: usize = 300;
+
+/// Reads and parses the nn.bin at `path`: a regular file, read no further than its
+/// architecture allows. The header (version, hash, string length) fixes the file's length
+/// ([`Architecture::file_len`]), so a longer file is refused before it is read; a file whose
+/// header names no known architecture is read only as far as its error needs.
 pub fn read(path: &Path) -> Result<NnueFile, NnueError> {
-    let bytes = std::fs::read(path).map_err(|source| NnueError::Io {
+    let io = |source| NnueError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let (mut file, len) = open_regular(path).map_err(io)?;
+    let mut head = Vec::with_capacity(12);
+    (&mut file).take(12).read_to_end(&mut head).map_err(io)?;
+    let word = |i: usize| {
+        head.get(4 * i..4 * i + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let string_len = word(2).unwrap_or(0) as usize;
+    let known = (word(0) == Some(VERSION))
+        .then(|| word(1).and_then(Architecture::from_hash))
+        .flatten();
+    let limit = match known {
+        Some(arch) => {
+            let expected = arch.file_len(string_len) as u64;
+            if len > expected {
+                return Err(NnueError::TrailingBytes {
+                    offset: expected,
+                    extra: len - expected,
+                    architecture: arch.name(),
+                });
+            }
+            expected
+        }
+        // Version or architecture unknown: the error shows at most the string's first
+        // characters (up to 4 bytes each).
+        None => 12 + string_len.min(4 * STRING_SHOWN) as u64,
+    };
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let bytes = read_bounded(file, len.min(limit), limit, "").map_err(io)?;
     decode(&bytes)
 }
 

@@ -118,6 +118,20 @@ pub fn write_state<R: Real>(
     out.commit().map_err(io_err(path))
 }
 
+/// The length of `model`'s state file, as [`write_state`] writes it.
+fn state_len<R: Real>(model: &Model<R>) -> u64 {
+    let name = model.shape.to_string().len() as u64;
+    // magic, version, name, weights, step, epoch, offset, samples, seed, data, 3 × f64, count
+    let head = 4 + 4 + 4 + name + 8 + 8 + 4 + 8 + 8 + 8 + 8 + 24 + 4;
+    let tensors: u64 = model
+        .specs
+        .iter()
+        .zip(&model.tensors)
+        .map(|(spec, t)| 2 + spec.name.len() as u64 + 8 + 8 * t.len() as u64)
+        .sum();
+    head + tensors + 8
+}
+
 /// A cursor over the state file's bytes whose errors say which field is wrong.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -178,10 +192,15 @@ pub fn read_state<R: Real>(
     model: &Model<R>,
     weights_checksum: u64,
 ) -> Result<(Adam<R>, RunState), TrainError> {
-    let bytes = std::fs::read(path).map_err(|source| TrainError::Io {
+    let io = |source| TrainError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    // A regular file, read no further than a state for this model can be long.
+    let (file, len) = crate::data::io::open_regular(path).map_err(io)?;
+    let limit = state_len(model);
+    let what = format!("bytes of a training state for shape {}", model.shape);
+    let bytes = crate::data::io::read_bounded(file, len, limit, &what).map_err(io)?;
     let mut r = Reader {
         bytes: &bytes,
         at: 0,

@@ -226,8 +226,10 @@ fn weights_source(
 /// [`nnue::arch::VERSION`]); unreadable files are left to the MNW1 reader's error.
 pub fn is_nn_bin(path: &Path) -> bool {
     let mut head = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
+    // Only a regular file is opened (a FIFO would block); the rest go to the MNW1 reader,
+    // which says what they are.
+    crate::data::io::open_regular(path)
+        .and_then(|(mut f, _)| f.read_exact(&mut head))
         .is_ok_and(|()| u32::from_le_bytes(head) == nnue::arch::VERSION)
 }
 

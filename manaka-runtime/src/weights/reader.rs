@@ -11,9 +11,9 @@
 use super::TensorSource;
 use super::error::WeightsError;
 use super::format::{ALIGN, DTYPE_F32, MAGIC, Placed, TRAILER_LEN, VERSION};
+use crate::data::io::{open_regular, read_bounded};
 use manaka_shapes::{Shape, TensorSpec};
 use memmap2::Mmap;
-use std::fs::File;
 use std::path::Path;
 use xxhash_rust::xxh64::Xxh64;
 
@@ -101,10 +101,11 @@ impl WeightFile {
                 source,
             }
         };
-        let file = File::open(path).map_err(io("open"))?;
-        let len = file.metadata().map_err(io("stat"))?.len();
+        // A regular file only: its length bounds every read (`/dev/zero` or a FIFO would
+        // otherwise be read without end).
+        let (file, len) = open_regular(path).map_err(io("open"))?;
         let storage = if len < MAP_THRESHOLD {
-            Storage::owned(&std::fs::read(path).map_err(io("read"))?)
+            Storage::owned(&read_bounded(file, len, MAP_THRESHOLD, "").map_err(io("read"))?)
         } else {
             // SAFETY: the map is read-only and lives as long as `WeightFile`. If another
             // process truncates or rewrites the file while it is mapped, reads may fault or

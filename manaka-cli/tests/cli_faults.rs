@@ -1,0 +1,80 @@
+//! Regression tests for the faults issue 16 found by attacking the CLI: endless reads of
+//! files that are not regular files, and the smaller faults of its item 6.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+mod common;
+use common::refused;
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("manaka-cli-faults-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `manaka` with its address space limited to 4 GiB, so that a command that reads
+/// without end fails fast (an allocation failure aborts it) instead of exhausting the
+/// machine.
+fn manaka_limited(args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 4194304 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_manaka"))
+        .args(args)
+        .output()
+        .expect("run manaka")
+}
+
+/// Issue 16, fault 2: every command that loads a file refuses `/dev/zero` and a directory at
+/// once (exit 2, one line naming the file and saying it is not a regular file) instead of
+/// reading without end: `manaka eval --weights /dev/zero` grew to 24 GB.
+#[test]
+fn commands_refuse_files_that_are_not_regular_files() {
+    let dir = scratch("irregular");
+    let out = dir.join("out");
+    let o = s(&out);
+    for (bad, kind) in [("/dev/zero", "a character device"), (s(&dir), "a directory")] {
+        if !Path::new(bad).exists() {
+            continue;
+        }
+        let commands: Vec<Vec<&str>> = vec![
+            vec!["eval", "--weights", bad],
+            vec!["go", "--weights", bad, "--simulations", "8"],
+            vec!["weights", "verify", bad],
+            vec!["weights", "inspect", bad],
+            vec!["weights", "import-nnue", bad, "-o", o],
+            vec!["selfplay", "--weights", bad, "--games", "1", "--simulations", "8", "--out", o],
+            vec!["label", "--engine", "true", "--depth", "1", "--positions", bad, "--out", o],
+        ];
+        let mut commands = commands;
+        if kind != "a directory" {
+            // A directory given as --data is a directory of data files (it is listed).
+            commands.push(vec![
+                "train", "--shape", "pair4_d16_o2_h32", "--data", bad, "--format", "hcpe", "--out",
+                o,
+            ]);
+            commands.push(vec![
+                "train", "--shape", "pair4_d16_o2_h32", "--data", bad, "--format", "hcpe", "--init",
+                bad, "--out", o,
+            ]);
+        }
+        for args in commands {
+            let run = manaka_limited(&args);
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            assert_eq!(run.status.code(), Some(2), "{args:?}: {:?} {stderr}", run.status);
+            assert!(
+                stderr.contains(&format!("not a regular file ({kind})")) && stderr.contains(bad),
+                "{args:?}: {stderr}"
+            );
+        }
+    }
+    // `refused` also checks the one-line, nothing-on-stdout contract for one of them.
+    refused(&["eval", "--weights", "/dev/zero"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
