@@ -8,6 +8,10 @@
 //!
 //! Direct-mapped: a fixed number of slots, the key's low bits choose the slot, a newer entry
 //! replaces an older one. Memory is bounded by the slot count times the entry size.
+//!
+//! The slots are allocated fallibly and never beyond what the machine has
+//! ([`available_memory_bytes`]): a cache asked for more than it can get is smaller, never an
+//! abort.
 
 struct Entry {
     key: u64,
@@ -26,14 +30,30 @@ pub const APPROX_ENTRY_BYTES: usize = 48 + 80 * 4;
 
 impl EvalCache {
     /// A cache with room for about `entries` evaluations (rounded down to a power of two;
-    /// 0 disables caching).
+    /// 0 disables caching). Fewer when the machine cannot hold them: a full cache takes at
+    /// most a quarter of the memory available, and an allocation the allocator refuses is
+    /// halved until it succeeds (down to no cache at all).
     pub fn new(entries: usize) -> EvalCache {
-        let n = if entries == 0 {
+        // Full, the cache holds about `APPROX_ENTRY_BYTES` per slot (the slot and its logits).
+        // Caches of up to 64 MiB are made as asked, so that their size never depends on the
+        // machine.
+        let entries = if entries > (64 << 20) / APPROX_ENTRY_BYTES {
+            let limit = available_memory_bytes().map_or(usize::MAX, |b| {
+                usize::try_from(b / 4).unwrap_or(usize::MAX) / APPROX_ENTRY_BYTES
+            });
+            entries.min(limit)
+        } else {
+            entries
+        };
+        let mut n = if entries == 0 {
             0
         } else {
             1usize << (usize::BITS - 1 - entries.leading_zeros())
         };
         let mut slots = Vec::new();
+        while n > 0 && slots.try_reserve_exact(n).is_err() {
+            n /= 2;
+        }
         slots.resize_with(n, || None);
         EvalCache { slots, hits: 0 }
     }
@@ -87,6 +107,31 @@ impl EvalCache {
     }
 }
 
+/// Bytes of memory this process can still use, where the system says (Linux: the kernel's
+/// `MemAvailable`, and the cgroup's limit less its usage when one is set); `None` elsewhere.
+/// Sizes taken from options (`USI_Hash`) are capped by it, so that no table is allocated
+/// beyond what the machine has.
+pub fn available_memory_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    let mut available = kib.saturating_mul(1024);
+    let read = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok();
+    if let (Some(max), Some(used)) = (
+        read("/sys/fs/cgroup/memory.max"),
+        read("/sys/fs/cgroup/memory.current"),
+    ) {
+        available = available.min(max.saturating_sub(used));
+    }
+    Some(available)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +150,22 @@ mod tests {
         let mut off = EvalCache::new(0);
         off.insert(1, 0.5, &[1.0, 2.0]);
         assert_eq!(off.get(1, 2), None);
+    }
+
+    /// Issue 16, fault 3: a cache asked for far more than any machine has (what the largest
+    /// `USI_Hash` asked for, and beyond) is made as large as the machine allows instead of
+    /// aborting the process on the allocation, and still works.
+    #[test]
+    fn an_impossible_size_gives_a_smaller_working_cache() {
+        for entries in [usize::MAX, (1 << 40) / APPROX_ENTRY_BYTES] {
+            let mut c = EvalCache::new(entries);
+            assert!(c.capacity() < entries, "{entries}");
+            assert!(c.capacity().is_power_of_two(), "{}", c.capacity());
+            if let Some(bytes) = available_memory_bytes() {
+                assert!((c.capacity() * APPROX_ENTRY_BYTES) as u64 <= bytes / 4);
+            }
+            c.insert(9, 0.25, &[3.0]);
+            assert_eq!(c.get(9, 1), Some((0.25, &[3.0f32][..])));
+        }
     }
 }

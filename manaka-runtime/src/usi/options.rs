@@ -245,7 +245,9 @@ impl EngineOptions {
     }
 
     /// Applies `setoption name <name> value <value>`. Names are case-insensitive (USI GUIs
-    /// differ). The error says what was wrong and what is accepted.
+    /// differ). The error says what was wrong and what is accepted — or, for a `USI_Hash`
+    /// larger than the machine can give, that a smaller value was applied and why (the
+    /// engine prints either as `info string`).
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         let value = value.trim();
         match name.to_ascii_lowercase().as_str() {
@@ -278,7 +280,14 @@ impl EngineOptions {
             "cscale" => self.c_scale = real(name, value, 0.0, 1e6)?,
             "qrescale" => self.q_rescale = check(name, value)?,
             "threads" => self.threads = spin(name, value, 1, 256)? as usize,
-            "usi_hash" => self.hash_mb = spin(name, value, 1, 1_048_576)? as usize,
+            "usi_hash" => {
+                let asked = spin(name, value, 1, 1_048_576)? as usize;
+                let (mib, note) = affordable_hash_mb(asked, cache::available_memory_bytes());
+                self.hash_mb = mib;
+                if let Some(note) = note {
+                    return Err(note);
+                }
+            }
             "usi_ponder" => self.ponder = check(name, value)?,
             "moveoverhead" => self.move_overhead_ms = spin(name, value, 0, 10_000)? as u64,
             "enteringkingrule" => {
@@ -381,6 +390,29 @@ impl EngineOptions {
             ..SearchConfig::default()
         }
     }
+}
+
+/// The `USI_Hash` to use when `asked` MiB are asked for and the machine has `available`
+/// bytes (`None`: unknown, taken as asked): at most three quarters of what is available, so
+/// that the tree and the cache it sizes (and the network, the mate tables and the rest of
+/// the process beside them) fit in memory instead of aborting the process on an allocation.
+/// The note says what was reduced and why.
+pub fn affordable_hash_mb(asked: usize, available: Option<u64>) -> (usize, Option<String>) {
+    let Some(available) = available else {
+        return (asked, None);
+    };
+    let most = usize::try_from(available / 4 * 3 >> 20)
+        .unwrap_or(usize::MAX)
+        .max(1);
+    if asked <= most {
+        return (asked, None);
+    }
+    let note = format!(
+        "USI_Hash {asked} MiB is more than this machine can give ({} MiB available); using \
+         {most} MiB, three quarters of it",
+        available >> 20
+    );
+    (most, Some(note))
 }
 
 fn spin(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
@@ -490,5 +522,34 @@ mod tests {
                 seed: None
             }
         );
+    }
+
+    /// Issue 16, fault 3: a `USI_Hash` beyond the machine's memory is reduced to three
+    /// quarters of what is available, with a note saying so; one that fits is kept as is.
+    #[test]
+    fn usi_hash_is_capped_by_the_memory_available() {
+        let gib = 1u64 << 30;
+        assert_eq!(affordable_hash_mb(1_048_576, None), (1_048_576, None));
+        assert_eq!(affordable_hash_mb(4096, Some(16 * gib)), (4096, None));
+        let (mib, note) = affordable_hash_mb(1_048_576, Some(16 * gib));
+        assert_eq!(mib, 12 << 10);
+        assert_eq!(
+            note.unwrap(),
+            "USI_Hash 1048576 MiB is more than this machine can give (16384 MiB available); \
+             using 12288 MiB, three quarters of it"
+        );
+        assert_eq!(affordable_hash_mb(64, Some(1 << 20)).0, 1);
+        // Through `setoption`: the value is applied, reduced, and the note is the answer.
+        let mut o = EngineOptions::default();
+        match o.set("USI_Hash", "1048576") {
+            Ok(()) => assert_eq!(o.hash_mb, 1_048_576), // the machine has a petabyte
+            Err(note) => {
+                assert!(
+                    note.starts_with("USI_Hash 1048576 MiB is more than"),
+                    "{note}"
+                );
+                assert!(o.hash_mb < 1_048_576 && o.hash_mb >= 1);
+            }
+        }
     }
 }

@@ -1047,3 +1047,25 @@ fn a_full_hash_says_so_and_still_spends_the_budget() {
         .unwrap();
     assert!(hashfull <= 1000, "{last}");
 }
+
+/// Issue 16, fault 3: the largest `USI_Hash` the engine announces (1,048,576 MiB) aborted the
+/// process on a 16 GiB allocation. Now it is reduced to what the machine can give, an
+/// `info string` says so, and the engine answers `readyok` and plays.
+#[test]
+fn the_largest_usi_hash_is_reduced_and_the_engine_still_plays() {
+    let mut s = Session::new();
+    s.send("setoption name USI_Hash value 1048576");
+    s.send("isready");
+    s.wait_for("readyok", 0);
+    s.send("position startpos");
+    s.send("go nodes 100");
+    legal_bestmove(&s.wait_for("bestmove", 0), &Position::startpos());
+    if crate::search::cache::available_memory_bytes().is_some() {
+        let note = s.wait_for("info string", 0);
+        assert!(
+            note.contains("USI_Hash 1048576 MiB is more than this machine can give"),
+            "{}",
+            s.text()
+        );
+    }
+}
