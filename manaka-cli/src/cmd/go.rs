@@ -2,7 +2,8 @@
 
 use anyhow::{Context, Result, anyhow};
 use manaka_runtime::search::{
-    GumbelSearch, Outcome, Proof, RootNoise, SearchConfig, SearchLimits, SearchResult,
+    GumbelSearch, Outcome, Proof, RootNoise, SearchConfig, SearchControl, SearchLimits,
+    SearchResult,
 };
 use manaka_runtime::usi::network;
 
@@ -30,6 +31,10 @@ pub struct Args {
     /// Leaves per evaluator call (1 = sequential search).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=4096))]
     batch_size: u64,
+    /// Search threads on one shared tree, each with its own evaluator and batches of
+    /// `--batch-size` leaves (1 = the deterministic single-thread search).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
     /// Scale of the root's Gumbel noise (0 = none, as in play).
     #[arg(long, default_value_t = 0.0)]
     gumbel_scale: f64,
@@ -64,7 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     let net = network::resolve_with(&weights, crate::engines::compiled_hook().as_ref())
         .map_err(|e| anyhow!("{e}"))
         .with_context(|| format!("cannot load --weights '{weights}'"))?;
-    let mut evaluator = net.factory.create();
+    let mut evaluators: Vec<_> = (0..args.threads).map(|_| net.factory.create()).collect();
     let config = SearchConfig {
         max_considered: args.max_considered,
         batch_size: args.batch_size as usize,
@@ -77,11 +82,9 @@ pub fn run(args: Args) -> Result<()> {
         ..SearchConfig::default()
     };
     let mut search = GumbelSearch::new(config);
-    let r = search.run(
-        &position,
-        evaluator.as_mut(),
-        &SearchLimits::simulations(args.simulations),
-    );
+    let limits = SearchLimits::simulations(args.simulations);
+    let control = SearchControl::new(&limits);
+    let r = search.run_threads(&position, &mut evaluators, &limits, &control, &mut |_| {});
     if args.json {
         println!(
             "{}",
@@ -159,6 +162,10 @@ fn to_json(sfen: &str, network: &str, r: &SearchResult, top: usize) -> serde_jso
         "elapsed_ms": r.elapsed.as_secs_f64() * 1000.0,
         "nps": r.nps(),
         "bytes_per_node": r.bytes_per_node(),
+        "threads": r.stats.parallel.threads.max(1),
+        "lock_held_ms": r.stats.parallel.locked.as_secs_f64() * 1000.0,
+        "lock_wait_ms": r.stats.parallel.lock_wait.as_secs_f64() * 1000.0,
+        "collisions": r.stats.collisions,
         "moves": moves,
     })
 }

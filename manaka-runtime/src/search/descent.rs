@@ -45,6 +45,71 @@ pub(crate) enum DescentEnd {
     TreeFull,
 }
 
+/// Where [`SearchState::walk`] stopped.
+#[derive(Debug)]
+pub(crate) enum Walk {
+    /// The leaf's value is known (terminal or proven node, depth cap, nothing open below).
+    Known(f64),
+    /// A node already queued for evaluation.
+    Queued { node: NodeId },
+    /// `parent`'s edge `edge` was never tried: the new leaf goes there.
+    Untried { parent: NodeId, edge: usize },
+}
+
+/// What a new leaf is, judged from its position alone (no tree, no cache).
+#[derive(Debug)]
+pub(crate) enum LeafClass {
+    /// The game's outcome from here is known: `value` (−1, 0, +1 for the side to move) in
+    /// `plies` plies; `leaf_mate` when the leaf mate check found it.
+    Over {
+        value: i8,
+        plies: u16,
+        leaf_mate: bool,
+    },
+    /// An ordinary position with these legal moves: the network judges it.
+    Open { moves: Vec<Move> },
+}
+
+/// Classifies the position `pos` shows, a leaf never visited: repetition (from the game
+/// history plus the path), no legal move (mate: −1 for the side to move, SPEC §8), a
+/// possible entering-king declaration (+1 in one ply), then the leaf mate check within
+/// [`SearchConfig::leaf_mate_plies`] (the shortest mate first, so the length found is the
+/// length of the first mate). `pos` is left as it was.
+pub(crate) fn classify_leaf(pos: &mut Position, config: &SearchConfig) -> LeafClass {
+    let over = |value, plies| LeafClass::Over {
+        value,
+        plies,
+        leaf_mate: false,
+    };
+    match pos.repetition(config.repetition_plies) {
+        Repetition::None => {}
+        Repetition::Draw => return over(0, 0),
+        // Perpetual check by the opponent, or the same board with more in hand: a win,
+        // as engines score them (and the reverse a loss).
+        Repetition::Win | Repetition::Superior => return over(1, 0),
+        Repetition::Lose | Repetition::Inferior => return over(-1, 0),
+    }
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return over(-1, 0);
+    }
+    if config.entering_king.is_some_and(|r| pos.can_declare_win(r)) {
+        // The declaration is the side to move's last act: one ply.
+        return over(1, 1);
+    }
+    let mate = (1..=config.leaf_mate_plies)
+        .step_by(2)
+        .find(|&p| mate::mate_within(pos, p, LEAF_MATE_NODES).is_some());
+    match mate {
+        Some(p) => LeafClass::Over {
+            value: 1,
+            plies: p as u16,
+            leaf_mate: true,
+        },
+        None => LeafClass::Open { moves },
+    }
+}
+
 /// Counters of one search.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SearchStats {
@@ -84,6 +149,8 @@ pub struct SearchStats {
     pub recycled_nodes: u64,
     /// Bytes the tree occupies.
     pub tree_bytes: u64,
+    /// The parallel search's threads and lock figures (default with one thread).
+    pub parallel: super::ParallelStats,
 }
 
 /// Per-node numbers for selection and read-out, indexed like the node's edges.
@@ -390,6 +457,23 @@ impl SearchState {
     /// recording the nodes (`path`, root first). The caller backs up or queues the leaf and
     /// then takes the moves back.
     pub fn descend(&mut self, path: &mut Vec<NodeId>, played: &mut Vec<Move>) -> DescentEnd {
+        let walk = self.walk(path, played);
+        for &m in played.iter() {
+            self.pos.do_move(m);
+        }
+        match walk {
+            Walk::Known(v) => DescentEnd::Known(v),
+            Walk::Queued { node } => DescentEnd::Queued { node },
+            Walk::Untried { parent, edge } => self.new_leaf(parent, edge, path),
+        }
+    }
+
+    /// The selection part of a descent: walks the tree from the root, recording the nodes
+    /// (`path`, root first) and the moves (`played`), until a node whose value is known, a
+    /// node queued for evaluation, or a move never tried. Touches neither the scratch board
+    /// nor the cache: the parallel search runs it under the tree's lock and does the
+    /// position work outside (`parallel.rs`).
+    pub fn walk(&mut self, path: &mut Vec<NodeId>, played: &mut Vec<Move>) -> Walk {
         path.clear();
         played.clear();
         path.push(ROOT);
@@ -405,7 +489,7 @@ impl SearchState {
                 NodeKind::Terminal => return self.known(path, f64::from(node.raw_value)),
                 NodeKind::Pending => {
                     self.note_depth(path);
-                    return DescentEnd::Queued { node: id };
+                    return Walk::Queued { node: id };
                 }
                 NodeKind::Expanded => {}
             }
@@ -434,101 +518,66 @@ impl SearchState {
                 return self.known(path, value);
             };
             let edge = self.tree.edges(id)[e];
-            self.pos.do_move(edge.mv);
             played.push(edge.mv);
             if edge.child != NO_NODE {
                 id = edge.child;
                 path.push(id);
                 continue;
             }
-            return self.new_leaf(id, e, path);
+            return Walk::Untried {
+                parent: id,
+                edge: e,
+            };
         }
     }
 
-    fn note_depth(&mut self, path: &[NodeId]) {
+    pub fn note_depth(&mut self, path: &[NodeId]) {
         self.stats.max_depth = self.stats.max_depth.max(path.len() as u32 - 1);
     }
 
-    fn known(&mut self, path: &[NodeId], value: f64) -> DescentEnd {
+    fn known(&mut self, path: &[NodeId], value: f64) -> Walk {
         self.note_depth(path);
-        DescentEnd::Known(value)
+        Walk::Known(value)
     }
 
     /// The scratch board shows the position after `parent`'s edge `edge`, never visited.
     fn new_leaf(&mut self, parent: NodeId, edge: usize, path: &mut Vec<NodeId>) -> DescentEnd {
-        let verdict: Option<i8> = match self.pos.repetition(self.config.repetition_plies) {
-            Repetition::None => None,
-            Repetition::Draw => Some(0),
-            // Perpetual check by the opponent, or the same board with more in hand: a win,
-            // as engines score them (and the reverse a loss).
-            Repetition::Win | Repetition::Superior => Some(1),
-            Repetition::Lose | Repetition::Inferior => Some(-1),
+        let class = classify_leaf(&mut self.pos, &self.config);
+        let edges = match &class {
+            LeafClass::Open { moves } => moves.len(),
+            LeafClass::Over { .. } => 0,
         };
-        let moves = if verdict.is_some() {
-            Vec::new()
-        } else {
-            self.pos.legal_moves()
-        };
-        let verdict = verdict.or_else(|| {
-            if moves.is_empty() {
-                Some(-1) // mated (SPEC §8: no legal moves is −1 for the side to move)
-            } else if self
-                .config
-                .entering_king
-                .is_some_and(|r| self.pos.can_declare_win(r))
-            {
-                Some(1)
-            } else {
-                None
-            }
-        });
-        if self.tree.bytes_used() + Tree::node_cost(moves.len()) > self.config.max_tree_bytes {
+        if self.tree.bytes_used() + Tree::node_cost(edges) > self.config.max_tree_bytes {
             return DescentEnd::TreeFull;
         }
         self.stats.new_nodes += 1;
-        if verdict.is_none()
-            && let Some(plies) = self.leaf_mate()
-        {
-            self.stats.leaf_mates += 1;
-            let child = self.tree.add_proven(1, plies);
-            self.tree.set_child(parent, edge, child);
-            path.push(child);
-            return self.known(path, 1.0);
-        }
-        if let Some(v) = verdict {
-            // The game is over here: 0 plies to its end (a declaration is the side to
-            // move's last act: one ply).
-            let plies = u16::from(v == 1 && !moves.is_empty());
-            let child = self.tree.add_proven(v, plies);
-            self.tree.set_child(parent, edge, child);
-            path.push(child);
-            return self.known(path, f64::from(v));
-        }
+        let moves = match class {
+            LeafClass::Over {
+                value,
+                plies,
+                leaf_mate,
+            } => {
+                self.stats.leaf_mates += u64::from(leaf_mate);
+                let child = self.tree.add_proven(value, plies);
+                self.tree.set_child(parent, edge, child);
+                path.push(child);
+                self.note_depth(path);
+                return DescentEnd::Known(f64::from(value));
+            }
+            LeafClass::Open { moves } => moves,
+        };
         let child = self.tree.add_node(NodeKind::Pending, 0.0);
         self.tree.set_child(parent, edge, child);
         path.push(child);
+        self.note_depth(path);
         if let Some((value_logit, logits)) = self.cache.get(self.pos.key(), moves.len()) {
             let value = search_value(value_logit);
             let logits = logits.to_vec();
             self.tree.expand(child, &moves, &logits, value);
             self.stats.cache_hits += 1;
-            return self.known(path, f64::from(value));
+            return DescentEnd::Known(f64::from(value));
         }
-        self.note_depth(path);
         DescentEnd::Evaluate { node: child, moves }
-    }
-
-    /// The leaf mate check on the scratch board: the length of a mate the side to move has,
-    /// if one within [`SearchConfig::leaf_mate_plies`] exists.
-    fn leaf_mate(&mut self) -> Option<u16> {
-        let plies = self.config.leaf_mate_plies;
-        if plies == 0 {
-            return None;
-        }
-        // The shortest mate first, so the length found is the length of the first mate.
-        (1..=plies)
-            .step_by(2)
-            .find_map(|p| mate::mate_within(&mut self.pos, p, LEAF_MATE_NODES).map(|_| p as u16))
     }
 
     /// Stores an evaluation of a queued node (and in the cache, under the position's key).

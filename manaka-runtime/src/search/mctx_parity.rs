@@ -114,7 +114,7 @@ fn gumbel_search_matches_mctx() {
             let control = SearchControl::new(&limits);
             let r = search.run_driver(
                 &position,
-                &mut SfenHashEvaluator,
+                &mut [&mut SfenHashEvaluator],
                 &limits,
                 &control,
                 &mut |_| {},

@@ -42,6 +42,7 @@ mod descent;
 pub mod gumbel;
 pub mod halving;
 pub mod limits;
+mod parallel;
 pub mod proof;
 pub mod result;
 mod sequential;
@@ -52,6 +53,8 @@ mod mctx_parity;
 #[cfg(test)]
 mod mctx_vectors;
 #[cfg(test)]
+mod parallel_tests;
+#[cfg(test)]
 pub(crate) mod solver_tests;
 #[cfg(test)]
 mod tests;
@@ -61,6 +64,7 @@ pub use descent::SearchStats;
 pub use gumbel::QTransform;
 pub use halving::SequentialHalving;
 pub use limits::{SearchControl, SearchLimits};
+pub use parallel::ParallelStats;
 pub use proof::Proof;
 pub use result::{Outcome, PvLine, RootMove, SearchResult, cp_from_value};
 
@@ -79,6 +83,8 @@ use tree::{NodeKind, ROOT};
 pub(crate) enum Driver {
     Sequential,
     Batched,
+    /// One thread per evaluator on one tree.
+    Parallel,
 }
 
 /// A reusable Gumbel search: keeps its tree memory and evaluation cache between searches.
@@ -146,13 +152,44 @@ impl GumbelSearch {
         } else {
             Driver::Sequential
         };
-        self.run_driver(position, evaluator, limits, control, progress, driver)
+        self.run_driver(
+            position,
+            &mut [evaluator],
+            limits,
+            control,
+            progress,
+            driver,
+        )
+    }
+
+    /// Searches `position` with one thread per evaluator, all on one tree (USI `Threads`;
+    /// `parallel.rs`, docs/search.md "Threads"). Each thread evaluates batches of
+    /// [`SearchConfig::batch_size`] leaves. With one evaluator this is [`Self::run_with`],
+    /// bit for bit; with more the search is no longer deterministic (which thread backs up
+    /// first depends on timing).
+    pub fn run_threads(
+        &mut self,
+        position: &Position,
+        evaluators: &mut [Box<dyn Evaluator>],
+        limits: &SearchLimits,
+        control: &SearchControl,
+        progress: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
+        let mut refs: Vec<&mut dyn Evaluator> = evaluators
+            .iter_mut()
+            .map(|e| &mut **e as &mut dyn Evaluator)
+            .collect();
+        match refs.as_mut_slice() {
+            [] => panic!("run_threads needs at least one evaluator"),
+            [one] => self.run_with(position, *one, limits, control, progress),
+            many => self.run_driver(position, many, limits, control, progress, Driver::Parallel),
+        }
     }
 
     pub(crate) fn run_driver(
         &mut self,
         position: &Position,
-        evaluator: &mut dyn Evaluator,
+        evaluators: &mut [&mut dyn Evaluator],
         limits: &SearchLimits,
         control: &SearchControl,
         progress: &mut dyn FnMut(&SearchResult),
@@ -193,7 +230,7 @@ impl GumbelSearch {
             // the root's first visit; its edges are the moves searched.
             state.tree.clear();
             let root = state.tree.add_node(NodeKind::Pending, 0.0);
-            let (value, all_logits) = root_evaluation(state, position, &legal, evaluator);
+            let (value, all_logits) = root_evaluation(state, position, &legal, &mut *evaluators[0]);
             let logits: Vec<f32> = legal
                 .iter()
                 .zip(&all_logits)
@@ -230,9 +267,15 @@ impl GumbelSearch {
             let budget = u64::from(limits.simulations.max(1));
             match driver {
                 Driver::Sequential => {
-                    sequential::run(state, evaluator, budget, control, &mut reporter)
+                    sequential::run(state, &mut *evaluators[0], budget, control, &mut reporter)
                 }
-                Driver::Batched => batched::run(state, evaluator, budget, control, &mut reporter),
+                Driver::Batched => {
+                    batched::run(state, &mut *evaluators[0], budget, control, &mut reporter)
+                }
+                Driver::Parallel => {
+                    state.stats.parallel =
+                        parallel::run(state, evaluators, budget, control, &mut reporter);
+                }
             }
             Outcome::Searched
         };

@@ -390,7 +390,7 @@ fn batch_size_one_is_bit_identical_to_sequential() {
             let mut s = GumbelSearch::new(config.clone());
             let control = SearchControl::new(&limits);
             let mut e = HashEvaluator::default();
-            let mut r = s.run_driver(&p, &mut e, &limits, &control, &mut |_| {}, driver);
+            let mut r = s.run_driver(&p, &mut [&mut e], &limits, &control, &mut |_| {}, driver);
             r.elapsed = std::time::Duration::ZERO;
             results.push((r, e.calls, e.leaves));
         }

@@ -94,6 +94,13 @@ impl Node {
     }
 }
 
+/// The priors stored on a node's edges: the softmax of its logits, computed in f64.
+pub fn priors(logits: &[f32]) -> Vec<f32> {
+    let mut prior: Vec<f64> = logits.iter().map(|&l| f64::from(l)).collect();
+    super::gumbel::softmax_in_place(&mut prior);
+    prior.into_iter().map(|p| p as f32).collect()
+}
+
 /// Items per arena chunk (2^16).
 const CHUNK_BITS: u32 = 16;
 const CHUNK: usize = 1 << CHUNK_BITS;
@@ -223,10 +230,19 @@ impl Tree {
     /// declaration) or a mate search proved it. `value` is −1, 0 or +1 from the side to
     /// move, `plies` the distance to the end.
     pub fn add_proven(&mut self, value: i8, plies: u16) -> NodeId {
-        let id = self.add_node(NodeKind::Terminal, f32::from(value));
-        let n = self.nodes.get_mut(id);
-        (n.lower, n.upper, n.plies) = (value, value, plies);
+        let id = self.add_node(NodeKind::Pending, 0.0);
+        self.make_proven(id, value, plies);
         id
+    }
+
+    /// Turns a pending node (no edges yet) into one whose outcome is known, as
+    /// [`Tree::add_proven`] makes them (the parallel search learns it after queuing the node).
+    pub fn make_proven(&mut self, id: NodeId, value: i8, plies: u16) {
+        let n = self.nodes.get_mut(id);
+        debug_assert_eq!(n.num_edges, 0);
+        n.kind = NodeKind::Terminal;
+        n.raw_value = f32::from(value);
+        (n.lower, n.upper, n.plies) = (value, value, plies);
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
@@ -240,18 +256,31 @@ impl Tree {
     /// Gives a pending (or new) node its edges and network value. `logits[i]` belongs to
     /// `moves[i]`.
     pub fn expand(&mut self, id: NodeId, moves: &[Move], logits: &[f32], value: f32) {
+        self.expand_with_priors(id, moves, logits, &priors(logits), value);
+    }
+
+    /// [`Tree::expand`] with the priors already computed ([`priors`] of the logits): the
+    /// parallel search computes them outside the tree's lock.
+    pub fn expand_with_priors(
+        &mut self,
+        id: NodeId,
+        moves: &[Move],
+        logits: &[f32],
+        priors: &[f32],
+        value: f32,
+    ) {
         debug_assert_eq!(moves.len(), logits.len());
-        let mut prior: Vec<f64> = logits.iter().map(|&l| f64::from(l)).collect();
-        super::gumbel::softmax_in_place(&mut prior);
-        let first =
-            self.edges.push_run(
+        debug_assert_eq!(moves.len(), priors.len());
+        let first = self
+            .edges
+            .push_run(
                 moves
                     .iter()
                     .zip(logits)
-                    .zip(&prior)
-                    .map(|((&mv, &logit), &p)| Edge {
+                    .zip(priors)
+                    .map(|((&mv, &logit), &prior)| Edge {
                         logit,
-                        prior: p as f32,
+                        prior,
                         child: NO_NODE,
                         mv,
                     }),

@@ -20,7 +20,7 @@ use super::engine::game_position;
 use super::info::Output;
 use super::options::EngineOptions;
 use crate::eval::Evaluator;
-use crate::search::{GumbelSearch, SearchConfig, SearchLimits};
+use crate::search::{GumbelSearch, SearchConfig, SearchControl, SearchLimits};
 use crate::shogi::Position;
 use std::time::{Duration, Instant};
 
@@ -92,7 +92,7 @@ impl BenchTotals {
 /// position and the totals; `label` names the evaluator and settings.
 pub fn run(
     config: &SearchConfig,
-    evaluator: &mut dyn Evaluator,
+    evaluators: &mut [Box<dyn Evaluator>],
     simulations: u32,
     label: &str,
     out: &Output,
@@ -104,7 +104,8 @@ pub fn run(
     for (i, position) in positions.iter().enumerate() {
         search.clear_cache();
         let start = Instant::now();
-        let r = search.run(position, evaluator, &limits);
+        let control = SearchControl::new(&limits);
+        let r = search.run_threads(position, evaluators, &limits, &control, &mut |_| {});
         let took = start.elapsed();
         let nodes = r.stats.evaluations + r.stats.mate_nodes;
         t.positions += 1;
@@ -164,9 +165,9 @@ mod tests {
     #[test]
     fn the_node_count_is_a_deterministic_signature() {
         let out = Output::new(Box::new(std::io::sink()));
-        let mut evaluator = MaterialEvaluator::factory().create();
-        let a = run(&config(), evaluator.as_mut(), 200, "test", &out);
-        let b = run(&config(), evaluator.as_mut(), 200, "test", &out);
+        let mut evaluator = vec![MaterialEvaluator::factory().create()];
+        let a = run(&config(), &mut evaluator, 200, "test", &out);
+        let b = run(&config(), &mut evaluator, 200, "test", &out);
         assert_eq!(a.nodes, b.nodes);
         assert_eq!((a.evaluations, a.mate_nodes), (b.evaluations, b.mate_nodes));
         assert!(a.nodes > 0 && a.mate_nodes > 0);
@@ -175,7 +176,7 @@ mod tests {
             max_considered: 4,
             ..config()
         };
-        let c = run(&narrow, evaluator.as_mut(), 200, "test", &out);
+        let c = run(&narrow, &mut evaluator, 200, "test", &out);
         assert_eq!(c.simulations, a.simulations);
         assert_ne!(c.nodes, a.nodes);
     }

@@ -14,7 +14,7 @@ use super::job::{Finished, SearchJob, Shared, Worker};
 use super::network::{self, LoadError, LoadedNetwork};
 use super::options::{Backend, EngineOptions};
 use super::plan;
-use crate::eval::{Evaluator, MaterialEvaluator, ThreadedEvaluator};
+use crate::eval::{Evaluator, MaterialEvaluator};
 use crate::mate::{MateLimits, MateOutcome, MateSolver};
 use crate::search::{GumbelSearch, SearchLimits};
 use crate::shogi::Position;
@@ -279,18 +279,16 @@ impl Engine {
         let network = net.network.as_ref().map_err(Clone::clone)?;
         if fresh || net.threads != threads || self.worker.is_none() {
             let factory = network.factory.as_ref();
-            let evaluator: Box<dyn Evaluator> = if threads > 1 {
-                Box::new(ThreadedEvaluator::new(factory, threads))
-            } else {
-                factory.create()
-            };
+            // One evaluator per search thread (search/parallel.rs), all on one network.
+            let evaluators: Vec<Box<dyn Evaluator>> =
+                (0..threads.max(1)).map(|_| factory.create()).collect();
             net.threads = threads;
             let search = match self.worker.take() {
                 // Same network: the search keeps its cache (and its tree for reuse).
                 Some(w) if !fresh => w.search,
                 _ => GumbelSearch::new(self.options.search_config()),
             };
-            self.worker = Some(Worker { evaluator, search });
+            self.worker = Some(Worker { evaluators, search });
         }
         Ok(())
     }
@@ -474,10 +472,10 @@ impl Engine {
         }
         let simulations = b.simulations.unwrap_or(bench::SIMULATIONS);
         if !b.net {
-            let mut evaluator = MaterialEvaluator::factory().create();
+            let mut evaluator = vec![MaterialEvaluator::factory().create()];
             bench::run(
                 &bench::config(),
-                evaluator.as_mut(),
+                &mut evaluator,
                 simulations,
                 "material evaluator, fixed settings",
                 &self.out,
@@ -495,10 +493,14 @@ impl Engine {
             .worker
             .as_mut()
             .expect("ensure_network provides a worker");
-        let label = format!("{}, the engine's options", worker.evaluator.name());
+        let label = format!(
+            "{}, the engine's options ({} threads)",
+            worker.evaluators[0].name(),
+            worker.evaluators.len()
+        );
         bench::run(
             &config,
-            worker.evaluator.as_mut(),
+            &mut worker.evaluators,
             simulations,
             &label,
             &self.out,

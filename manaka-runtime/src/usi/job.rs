@@ -12,10 +12,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-/// The evaluator and the search, owned by the engine between searches and by the search
-/// thread during one.
+/// The evaluators (one per `Threads`) and the search, owned by the engine between searches
+/// and by the search thread during one.
 pub(super) struct Worker {
-    pub evaluator: Box<dyn Evaluator>,
+    pub evaluators: Vec<Box<dyn Evaluator>>,
     pub search: GumbelSearch,
 }
 
@@ -120,9 +120,9 @@ impl SearchJob {
     pub fn run(&self, worker: &mut Worker, position: &Position) {
         let out = &self.out;
         let mut progress = |snap: &SearchResult| self.print_info(snap);
-        let r = worker.search.run_with(
+        let r = worker.search.run_threads(
             position,
-            worker.evaluator.as_mut(),
+            &mut worker.evaluators,
             &self.limits,
             &self.shared.control,
             &mut progress,
@@ -190,7 +190,7 @@ fn summary(r: &SearchResult) -> String {
         None => String::new(),
     };
     format!(
-        "value {:.4} v_hat {:.4} evals {} batches {} cache_hits {} collisions {} new_nodes {} growth {:.3} leaf_mates {} reused_visits {} reused_nodes {}{proven} top {}",
+        "value {:.4} v_hat {:.4} evals {} batches {} cache_hits {} collisions {} new_nodes {} growth {:.3} leaf_mates {} reused_visits {} reused_nodes {} threads {}{proven} top {}",
         r.root_value,
         r.root_v_hat,
         r.stats.evaluations,
@@ -202,6 +202,7 @@ fn summary(r: &SearchResult) -> String {
         r.stats.leaf_mates,
         r.stats.reused_visits,
         r.stats.reused_nodes,
+        r.stats.parallel.threads.max(1),
         top.join(", ")
     )
 }

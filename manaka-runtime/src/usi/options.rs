@@ -48,7 +48,8 @@ pub struct EngineOptions {
     pub c_visit: f64,
     pub c_scale: f64,
     pub q_rescale: bool,
-    /// Evaluator threads (each evaluates a share of a batch).
+    /// Search threads on one shared tree, each with its own evaluator and batches
+    /// (search/parallel.rs).
     pub threads: usize,
     /// Search memory in MiB: half bounds the tree (its recycled copy included, at most three
     /// quarters), a quarter for cached evaluations.

@@ -381,6 +381,10 @@ fn threads_and_batches() {
     s.send("go nodes 200");
     let b = s.wait_for("bestmove", 0);
     legal_bestmove(&b, &Position::startpos());
+    // Two search threads on one tree, and the budget spent exactly.
+    let text = s.text();
+    assert!(text.contains(" threads 2 "), "{text}");
+    assert!(text.contains(" nodes 200 "), "{text}");
 }
 
 #[test]
