@@ -74,11 +74,8 @@ fn one_thread_is_the_single_thread_search_bit_for_bit() {
             ..SearchConfig::default()
         };
         let limits = SearchLimits::simulations(1_500);
-        let mut a = GumbelSearch::new(config.clone()).run(
-            &p,
-            &mut HashEvaluator::default(),
-            &limits,
-        );
+        let mut a =
+            GumbelSearch::new(config.clone()).run(&p, &mut HashEvaluator::default(), &limits);
         let mut b = run_threads(
             &mut GumbelSearch::new(config),
             &p,
@@ -116,7 +113,10 @@ fn two_threads_spend_the_budget_exactly_and_leave_a_consistent_tree() {
         // The root's own evaluation and one visit per simulation.
         assert_eq!(tree.node(ROOT).visits, 4_001);
         assert_eq!(
-            r.root_moves.iter().map(|m| u64::from(m.visits)).sum::<u64>(),
+            r.root_moves
+                .iter()
+                .map(|m| u64::from(m.visits))
+                .sum::<u64>(),
             4_000
         );
         assert_consistent(tree);
@@ -151,7 +151,10 @@ fn two_threads_prove_a_mate_in_three() {
             &SearchLimits::simulations(20_000),
         );
         assert_eq!(r.proof, Some(Proof::Win { plies: 3 }));
-        assert!(r.stats.simulations < 20_000, "a proven root ends the search");
+        assert!(
+            r.stats.simulations < 20_000,
+            "a proven root ends the search"
+        );
         assert!(is_mate_in_three(&p, r.best_move.unwrap()));
         let mut end = p.clone();
         for &m in &r.pv {
