@@ -39,7 +39,10 @@ fn commands_refuse_files_that_are_not_regular_files() {
     let dir = scratch("irregular");
     let out = dir.join("out");
     let o = s(&out);
-    for (bad, kind) in [("/dev/zero", "a character device"), (s(&dir), "a directory")] {
+    for (bad, kind) in [
+        ("/dev/zero", "a character device"),
+        (s(&dir), "a directory"),
+    ] {
         if !Path::new(bad).exists() {
             continue;
         }
@@ -49,25 +52,66 @@ fn commands_refuse_files_that_are_not_regular_files() {
             vec!["weights", "verify", bad],
             vec!["weights", "inspect", bad],
             vec!["weights", "import-nnue", bad, "-o", o],
-            vec!["selfplay", "--weights", bad, "--games", "1", "--simulations", "8", "--out", o],
-            vec!["label", "--engine", "true", "--depth", "1", "--positions", bad, "--out", o],
+            vec![
+                "selfplay",
+                "--weights",
+                bad,
+                "--games",
+                "1",
+                "--simulations",
+                "8",
+                "--out",
+                o,
+            ],
+            vec![
+                "label",
+                "--engine",
+                "true",
+                "--depth",
+                "1",
+                "--positions",
+                bad,
+                "--out",
+                o,
+            ],
         ];
         let mut commands = commands;
         if kind != "a directory" {
             // A directory given as --data is a directory of data files (it is listed).
             commands.push(vec![
-                "train", "--shape", "pair4_d16_o2_h32", "--data", bad, "--format", "hcpe", "--out",
+                "train",
+                "--shape",
+                "pair4_d16_o2_h32",
+                "--data",
+                bad,
+                "--format",
+                "hcpe",
+                "--out",
                 o,
             ]);
             commands.push(vec![
-                "train", "--shape", "pair4_d16_o2_h32", "--data", bad, "--format", "hcpe", "--init",
-                bad, "--out", o,
+                "train",
+                "--shape",
+                "pair4_d16_o2_h32",
+                "--data",
+                bad,
+                "--format",
+                "hcpe",
+                "--init",
+                bad,
+                "--out",
+                o,
             ]);
         }
         for args in commands {
             let run = manaka_limited(&args);
             let stderr = String::from_utf8_lossy(&run.stderr);
-            assert_eq!(run.status.code(), Some(2), "{args:?}: {:?} {stderr}", run.status);
+            assert_eq!(
+                run.status.code(),
+                Some(2),
+                "{args:?}: {:?} {stderr}",
+                run.status
+            );
             assert!(
                 stderr.contains(&format!("not a regular file ({kind})")) && stderr.contains(bad),
                 "{args:?}: {stderr}"
@@ -76,5 +120,61 @@ fn commands_refuse_files_that_are_not_regular_files() {
     }
     // `refused` also checks the one-line, nothing-on-stdout contract for one of them.
     refused(&["eval", "--weights", "/dev/zero"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 16, fault 5: resuming a finished run says it is finished (and what to do) instead
+/// of training or refusing.
+#[test]
+fn resuming_a_finished_run_says_so() {
+    use manaka_runtime::data::random::{RandomPositions, random_positions};
+    use manaka_runtime::data::records::{GameResult, HcpeRecord, write_records};
+    let dir = scratch("finished");
+    let data = dir.join("d.hcpe");
+    let positions = random_positions(&RandomPositions {
+        count: 40,
+        seed: 5,
+        min_ply: 10,
+        max_ply: 40,
+    })
+    .unwrap();
+    let records: Vec<HcpeRecord> = positions
+        .iter()
+        .map(|p| HcpeRecord::new(p, 0, p.legal_moves().first().copied(), GameResult::Draw).unwrap())
+        .collect();
+    write_records(&data, &records).unwrap();
+    let out = dir.join("net.mnw");
+    let args = |resume: bool| {
+        let mut a = vec![
+            "train",
+            "--shape",
+            "pair2_d4_o1_h4",
+            "--data",
+            s(&data),
+            "--out",
+            s(&out),
+            "--epochs",
+            "1",
+            "--batch",
+            "16",
+        ];
+        if resume {
+            a.push("--resume");
+        }
+        a
+    };
+    common::ok(&args(false));
+    let weights = std::fs::read(&out).unwrap();
+    let text = String::from_utf8(common::ok(&args(true)).stdout).unwrap();
+    assert!(
+        text.contains("already finished (1 epochs, 3 steps, 40 samples)")
+            && text.contains("--epochs more than 1"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        weights,
+        "nothing is rewritten"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -356,8 +356,21 @@ pub fn run(args: Args) -> Result<()> {
     }
     let summary = train::train(&config, &train_data, val_data.as_ref(), &mut observer)
         .context("training failed")?;
+    if summary.stop == Stop::AlreadyFinished && !args.json {
+        println!(
+            "{}: already finished ({} epochs, {} steps, {} samples); nothing to do: give \
+             --epochs more than {} to train further",
+            args.out.display(),
+            summary.epochs,
+            summary.steps,
+            thousands(summary.samples),
+            summary.epochs
+        );
+        return Ok(());
+    }
     let stop = match summary.stop {
         Stop::Finished => "finished",
+        Stop::AlreadyFinished => "already finished",
         Stop::StepLimit => "step limit",
         Stop::TimeLimit => "time limit",
     };

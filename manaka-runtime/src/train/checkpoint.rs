@@ -19,9 +19,14 @@
 //! u64 xxh64 (seed 0) of every byte before it
 //! ```
 //!
-//! Both files are written atomically (temporary file, fsync, rename), weights first. The state
-//! records the weights' checksum, so a state that does not belong to the weights beside it (a
-//! crash between the two renames) is refused instead of silently mixing two steps.
+//! A checkpoint ([`save`]) is one step as far as a resumed run can tell: the weights are
+//! written and synced under a temporary name, the state for them is written (atomically) as
+//! `OUT.mnw.state.next`, then the weights are renamed over `OUT.mnw` and the state over
+//! `OUT.mnw.state`. Whenever the process is killed, one of the two state files belongs to the
+//! weights beside them: the old state before the weights' rename, `.next` after it. [`resume`]
+//! takes whichever does (the state records its weights' checksum) and refuses only a pair
+//! that no checkpoint wrote — a state from other weights — instead of silently mixing two
+//! steps.
 
 use super::error::TrainError;
 use super::model::Model;
@@ -54,6 +59,63 @@ pub fn state_path(weights: &Path) -> PathBuf {
     let mut s = weights.as_os_str().to_owned();
     s.push(".state");
     PathBuf::from(s)
+}
+
+/// Where [`save`] puts the state for weights not yet renamed into place.
+pub fn pending_state_path(weights: &Path) -> PathBuf {
+    let mut s = state_path(weights).into_os_string();
+    s.push(".next");
+    PathBuf::from(s)
+}
+
+/// Checkpoints `model`, `adam` and `run` to `out` and its state file, so that a kill at any
+/// moment leaves a checkpoint that [`resume`] accepts (the old one or the new one).
+pub fn save(
+    out: &Path,
+    model: &Model<f32>,
+    adam: &Adam<f32>,
+    run: &RunState,
+) -> Result<(), TrainError> {
+    let staged = crate::weights::write_file_staged(out, model)?;
+    let pending = pending_state_path(out);
+    write_state(&pending, model, adam, run, staged.checksum())?;
+    staged.commit()?;
+    let state = state_path(out);
+    std::fs::rename(&pending, &state).map_err(|source| TrainError::Io {
+        path: state.clone(),
+        source,
+    })?;
+    crate::weights::sync_dir(&state);
+    Ok(())
+}
+
+/// Reads the checkpoint at `out` for `model` (already read from `out`, whose checksum is
+/// `weights_checksum`): the state that belongs to those weights — `OUT.state`, or
+/// `OUT.state.next` when a checkpoint was interrupted between its two renames (it is then
+/// renamed into place). Neither belonging is the error `OUT.state` gives.
+pub fn resume<R: Real>(
+    out: &Path,
+    model: &Model<R>,
+    weights_checksum: u64,
+) -> Result<(Adam<R>, RunState), TrainError> {
+    let state = state_path(out);
+    let pending = pending_state_path(out);
+    let current = read_state(&state, model, weights_checksum);
+    if current.is_ok() || !pending.exists() {
+        return current;
+    }
+    match read_state(&pending, model, weights_checksum) {
+        Ok(found) => {
+            std::fs::rename(&pending, &state).map_err(|source| TrainError::Io {
+                path: state.clone(),
+                source,
+            })?;
+            Ok(found)
+        }
+        // A missing OUT.state is the error worth showing only when .next cannot stand in.
+        Err(e) if !state.exists() => Err(e),
+        Err(_) => current,
+    }
 }
 
 fn io_err(path: &Path) -> impl Fn(crate::data::DataError) -> TrainError + '_ {

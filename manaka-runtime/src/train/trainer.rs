@@ -18,7 +18,7 @@ use super::model::Model;
 use super::optim::{Adam, AdamConfig};
 use super::real::Real;
 use crate::data::random::SplitMix64;
-use crate::weights::{TensorSource, WeightFile, write_file};
+use crate::weights::{TensorSource, WeightFile};
 use manaka_shapes::Shape;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -96,8 +96,10 @@ impl TrainConfig {
         self.check()?;
         let state = checkpoint::state_path(&self.out);
         if self.resume {
+            // An interrupted checkpoint may have left the state as `.next` alone.
+            let pending = checkpoint::pending_state_path(&self.out);
             for p in [&self.out, &state] {
-                if !p.exists() {
+                if !p.exists() && !(p == &state && pending.exists()) {
                     return Err(TrainError::Checkpoint {
                         path: p.clone(),
                         reason: "missing: --resume needs the weights and the state file of an earlier run; to start from \
@@ -193,6 +195,9 @@ pub struct Validation {
 pub enum Stop {
     /// Every requested epoch is complete.
     Finished,
+    /// `--resume` of a run that had already completed every requested epoch: nothing was
+    /// trained and nothing written (a larger `epochs` trains further).
+    AlreadyFinished,
     StepLimit,
     TimeLimit,
 }
@@ -380,16 +385,9 @@ pub fn epoch_order(n: usize, seed: u64, epoch: u32) -> Vec<u32> {
     order
 }
 
-/// Writes the weights and then the state file (both atomically).
+/// Writes a checkpoint: the weights and the state file, as one step ([`checkpoint::save`]).
 fn save(trainer: &Trainer<f32>, run: &RunState, out: &Path) -> Result<(), TrainError> {
-    let checksum = write_file(out, &trainer.model)?;
-    checkpoint::write_state(
-        &checkpoint::state_path(out),
-        &trainer.model,
-        &trainer.adam,
-        run,
-        checksum,
-    )
+    checkpoint::save(out, &trainer.model, &trainer.adam, run)
 }
 
 /// Runs training as `config` says, on `train` (validating on `val`), telling `observer` how
@@ -414,12 +412,11 @@ pub fn train(
         )));
     }
     let out = &config.out;
-    let state_path = checkpoint::state_path(out);
     let fingerprint = train.fingerprint();
     let (model, adam, mut run) = if config.resume {
         let file = WeightFile::open_expecting(out, &config.shape)?;
         let model = Model::<f32>::from_source(&file)?;
-        let (adam, mut run) = checkpoint::read_state(&state_path, &model, file.checksum())?;
+        let (adam, mut run) = checkpoint::resume(out, &model, file.checksum())?;
         if run.data != fingerprint {
             observer(Event::Note(format!(
                 "the training data differs from the checkpoint's; epoch {} starts over on the new data",
@@ -444,6 +441,16 @@ pub fn train(
         };
         (model, adam, run)
     };
+    if config.resume && run.epoch >= config.epochs && run.offset == 0 {
+        return Ok(Summary {
+            stop: Stop::AlreadyFinished,
+            steps: adam.step,
+            epochs: run.epoch,
+            samples: run.samples,
+            train: LossSums::default(),
+            validation: None,
+        });
+    }
     let mut trainer = Trainer::new(model, adam, config.threads, config.policy_weight);
     let val_len = val.map_or(0, |v| {
         if config.val_limit == 0 {

@@ -1,6 +1,6 @@
 //! Tests of the data loading, the training loop, checkpoints and resumption.
 
-use super::checkpoint::state_path;
+use super::checkpoint::{self, state_path};
 use super::data::{DataFormat, Dataset};
 use super::error::TrainError;
 use super::loss::sigmoid;
@@ -352,4 +352,72 @@ fn checkpoints_and_settings_are_checked() {
         train(&forced, &Dataset::new(), None, &mut quiet),
         Err(TrainError::Config(_))
     ));
+}
+
+/// Issue 16, fault 5: a kill between a checkpoint's two renames left new weights beside the
+/// old state, which `--resume` refused, and a kill in the last checkpoint left finished
+/// weights that could not be resumed. The on-disk states a kill can leave are made here by
+/// hand; each resumes (to the same bytes as a run that was never interrupted), and a
+/// finished run says it is finished.
+#[test]
+fn a_checkpoint_interrupted_anywhere_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = material_dataset(100, 3);
+    let shape = "pair2_d4_o2_h8_lse1";
+    let straight = dir.path().join("straight.mnw");
+    let mut c = config(shape, &straight);
+    c.epochs = 3;
+    train(&c, &data, None, &mut quiet).unwrap();
+    let out = dir.path().join("cut.mnw");
+    let (state, pending) = (state_path(&out), checkpoint::pending_state_path(&out));
+    let mut run = config(shape, &out);
+    run.epochs = 1;
+    train(&run, &data, None, &mut quiet).unwrap();
+    assert!(!pending.exists(), "a completed checkpoint leaves no .next");
+    let epoch1 = std::fs::read(&state).unwrap();
+    run.resume = true;
+    run.epochs = 2;
+    train(&run, &data, None, &mut quiet).unwrap();
+    // Killed after renaming the weights, before renaming the state: the epoch-2 weights,
+    // the epoch-1 state, the epoch-2 state as .next.
+    std::fs::rename(&state, &pending).unwrap();
+    std::fs::write(&state, &epoch1).unwrap();
+    let epoch2 = std::fs::read(&pending).unwrap();
+    run.epochs = 3;
+    let mut started = None;
+    let s = train(&run, &data, None, &mut |e| {
+        if let Event::Started { step, .. } = e {
+            started = Some(step);
+        }
+    })
+    .unwrap();
+    assert_eq!((started, s.stop, s.steps), (Some(8), Stop::Finished, 12));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&straight).unwrap()
+    );
+    assert!(!pending.exists());
+    // Killed in the last checkpoint, between its renames: finished weights, the epoch-2
+    // state and the finished state as .next. Resumed, the run says it is finished.
+    let finished = std::fs::read(&state).unwrap();
+    std::fs::write(&pending, &finished).unwrap();
+    std::fs::write(&state, &epoch2).unwrap();
+    let s = train(&run, &data, None, &mut quiet).unwrap();
+    assert_eq!((s.stop, s.steps, s.epochs), (Stop::AlreadyFinished, 12, 3));
+    assert_eq!(std::fs::read(&state).unwrap(), finished);
+    // The same when only the .next is there (a kill in the very first checkpoint).
+    std::fs::rename(&state, &pending).unwrap();
+    let s = train(&run, &data, None, &mut quiet).unwrap();
+    assert_eq!(s.stop, Stop::AlreadyFinished);
+    // Killed before renaming the weights: old weights and state, a stale .next of other
+    // weights; the old pair is used and the .next left for the next checkpoint to replace.
+    std::fs::write(&pending, &epoch2).unwrap();
+    let s = train(&run, &data, None, &mut quiet).unwrap();
+    assert_eq!((s.stop, s.steps), (Stop::AlreadyFinished, 12));
+    // A state that belongs to no checkpoint of these weights is still refused.
+    std::fs::write(&state, &epoch1).unwrap();
+    let e = train(&run, &data, None, &mut quiet)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("checksum"), "{e}");
 }

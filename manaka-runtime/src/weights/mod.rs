@@ -30,7 +30,8 @@ mod writer;
 
 pub use error::WeightsError;
 pub use reader::WeightFile;
-pub use writer::{WeightWriter, encode, write_file};
+pub(crate) use writer::sync_dir;
+pub use writer::{StagedWeights, WeightWriter, encode, write_file, write_file_staged};
 
 use manaka_shapes::{Shape, TensorSpec};
 

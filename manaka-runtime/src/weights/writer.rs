@@ -239,15 +239,15 @@ impl WeightWriter {
     /// Returns the xxh64 written in the trailer. On any error the temporary file is removed
     /// and the target is left as it was.
     pub fn finish(self) -> Result<u64, WeightsError> {
+        self.finish_staged()?.commit()
+    }
+
+    /// Completes the file as [`WeightWriter::finish`] does, but stops before the rename: the
+    /// complete, synced file waits under its temporary name, and its checksum is known, until
+    /// [`StagedWeights::commit`] renames it into place. A checkpoint writes what must refer to
+    /// the checksum (the training state) in between.
+    pub fn finish_staged(self) -> Result<StagedWeights, WeightsError> {
         let WeightWriter { encoder, path, tmp } = self;
-        let io = |action, path: &Path| {
-            let path = path.to_path_buf();
-            move |source| WeightsError::Io {
-                action,
-                path,
-                source,
-            }
-        };
         let (buffered, digest) = encoder.finish()?;
         let file = buffered
             .into_inner()
@@ -255,28 +255,78 @@ impl WeightWriter {
             .map_err(io("write", tmp.path()))?;
         file.sync_all().map_err(io("sync", tmp.path()))?;
         drop(file);
-        std::fs::rename(tmp.path(), &path).map_err(io("rename into place", &path))?;
-        tmp.keep();
-        // Make the rename itself durable. Directories cannot be opened on every platform, so
-        // this is best effort.
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(digest)
+        Ok(StagedWeights {
+            path,
+            tmp,
+            checksum: digest,
+        })
     }
 }
 
-/// Writes every tensor of `source` to `path`, atomically.
-pub fn write_file(path: &Path, source: &dyn TensorSource) -> Result<u64, WeightsError> {
+fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> WeightsError {
+    let path = path.to_path_buf();
+    move |source| WeightsError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// A complete weight file under its temporary name ([`WeightWriter::finish_staged`]).
+/// Dropped without [`StagedWeights::commit`], it is removed and the target is untouched.
+pub struct StagedWeights {
+    path: PathBuf,
+    tmp: TempPath,
+    checksum: u64,
+}
+
+impl StagedWeights {
+    /// The xxh64 in the file's trailer.
+    pub fn checksum(&self) -> u64 {
+        self.checksum
+    }
+
+    /// Renames the file over its target and syncs the directory; returns the checksum.
+    pub fn commit(self) -> Result<u64, WeightsError> {
+        let StagedWeights {
+            path,
+            tmp,
+            checksum,
+        } = self;
+        std::fs::rename(tmp.path(), &path).map_err(io("rename into place", &path))?;
+        tmp.keep();
+        sync_dir(&path);
+        Ok(checksum)
+    }
+}
+
+/// Makes a rename into `path`'s directory durable. Directories cannot be opened on every
+/// platform, so this is best effort.
+pub(crate) fn sync_dir(path: &Path) {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Writes every tensor of `source` to `path`, up to [`WeightWriter::finish_staged`].
+pub fn write_file_staged(
+    path: &Path,
+    source: &dyn TensorSource,
+) -> Result<StagedWeights, WeightsError> {
     let mut writer = WeightWriter::create(path, source.shape())?;
     for spec in source.shape().tensors() {
         writer.write_tensor(&spec.name, source.require(&spec.name)?)?;
     }
-    writer.finish()
+    writer.finish_staged()
+}
+
+/// Writes every tensor of `source` to `path`, atomically.
+pub fn write_file(path: &Path, source: &dyn TensorSource) -> Result<u64, WeightsError> {
+    write_file_staged(path, source)?.commit()
 }
 
 /// Encodes every tensor of `source` as the bytes of a weight file.
