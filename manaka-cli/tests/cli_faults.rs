@@ -178,3 +178,43 @@ fn resuming_a_finished_run_says_so() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 16, item 6: re-running a finished `label` relabelled everything. Now it says the run
+/// is finished and leaves OUT alone; `--force` labels again. The teacher is `manaka usi`.
+#[test]
+fn rerunning_a_finished_label_says_it_is_finished() {
+    let dir = scratch("label");
+    let input = dir.join("in.sfen");
+    let out = dir.join("out.hcpe");
+    common::ok(&["positions", "--random", "3", "--seed", "2", "-o", s(&input)]);
+    let engine = format!("{} usi", env!("CARGO_BIN_EXE_manaka"));
+    let label = |extra: &[&str]| {
+        let mut a = vec![
+            "label",
+            "--engine",
+            &engine,
+            "--nodes",
+            "8",
+            "--positions",
+            s(&input),
+            "--out",
+            s(&out),
+        ];
+        a.extend_from_slice(extra);
+        common::ok(&a)
+    };
+    label(&[]);
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), 3 * 38);
+    // Marked, so that a relabelling would show.
+    std::fs::write(&out, [0u8; 3 * 38]).unwrap();
+    let again = label(&[]);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains("that run is finished (3 records); nothing to do (pass --force"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), [0u8; 3 * 38]);
+    label(&["--force"]);
+    assert_ne!(std::fs::read(&out).unwrap(), [0u8; 3 * 38]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -27,7 +27,8 @@ use std::time::{Duration, Instant};
 /// Long runs survive interruption: finished records go, in input order, to `OUT.partial`
 /// (with `OUT.partial.json` saying how far it got) every few thousand positions, and the
 /// same command run again resumes from there. OUT itself appears only when every position
-/// is done.
+/// is done; run again once OUT exists, the command says the run is finished and does
+/// nothing (`--force` labels again).
 ///
 /// Example: `manaka label --engine /usr/games/fairy-stockfish --depth 10 --positions
 /// pos.sfen --out pos.hcpe --threads 2`
@@ -67,6 +68,9 @@ pub struct Args {
     /// Seconds one search may take before the engine is told to stop.
     #[arg(long, default_value_t = 600.0, value_name = "SECS")]
     search_timeout: f64,
+    /// Label again even though OUT exists (a finished run), replacing it when done.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -124,6 +128,18 @@ pub fn run(args: Args) -> Result<()> {
         InputFormat::Hcpe => SourceFormat::Hcpe,
         InputFormat::Psv => SourceFormat::Psv,
     };
+    let record_size = match args.format {
+        OutFormat::Hcpe => HcpeRecord::SIZE,
+        OutFormat::Psv => PsvRecord::SIZE,
+    };
+    if let Some(records) = finished_run(&args.out, record_size, args.force) {
+        eprintln!(
+            "label: {} exists: that run is finished ({records} records); nothing to do (pass \
+             --force to label again and replace it)",
+            args.out.display()
+        );
+        return Ok(());
+    }
     let positions = read_positions(&args.positions, format).context("reading --positions")?;
     if positions.is_empty() {
         bail!("{} holds no positions", args.positions.display());
@@ -143,10 +159,6 @@ pub fn run(args: Args) -> Result<()> {
         "engine": args.engine,
         "options": args.options,
     });
-    let record_size = match args.format {
-        OutFormat::Hcpe => HcpeRecord::SIZE,
-        OutFormat::Psv => PsvRecord::SIZE,
-    };
     let mut journal = Journal::open(&args.out, record_size, settings)?;
     let resumed = journal.done();
     if resumed > 0 {
@@ -277,6 +289,18 @@ pub fn run(args: Args) -> Result<()> {
         args.out.display()
     );
     Ok(())
+}
+
+/// The records in `out` when it is a finished run's output: it exists and no journal of an
+/// unfinished run (`OUT.partial.json`, which resumes) lies beside it; `None` with `force`.
+fn finished_run(out: &Path, record_size: usize, force: bool) -> Option<u64> {
+    let name = out.file_name()?.to_string_lossy().into_owned();
+    let journal = out.with_file_name(format!("{name}.partial.json"));
+    if force || journal.exists() {
+        return None;
+    }
+    let meta = std::fs::metadata(out).ok()?;
+    meta.is_file().then(|| meta.len() / record_size as u64)
 }
 
 /// Seconds and positions between two saves of the journal.
