@@ -29,7 +29,10 @@ pub enum WeightsError {
         file_len: u64,
     },
 
-    #[error("not an MNW1 weight file: bytes 0..4 are {found:02x?}, expected \"MNW1\"")]
+    #[error(
+        "not an MNW1 weight file: bytes 0..4 are {found:02x?}, expected \"MNW1\"{}",
+        nn_bin_hint(found)
+    )]
     BadMagic { found: [u8; 4] },
 
     #[error("unsupported MNW1 version {found} at byte 4: this build reads version 5")]
@@ -198,4 +201,39 @@ pub enum WeightsError {
 
     #[error("`{}` is not a file path", path.display())]
     NotAFilePath { path: PathBuf },
+}
+
+/// What to do with a YaneuraOu nn.bin given where an MNW1 file is read: its first word is
+/// [`crate::nnue::arch::VERSION`].
+fn nn_bin_hint(found: &[u8; 4]) -> &'static str {
+    if u32::from_le_bytes(*found) == crate::nnue::arch::VERSION {
+        "; this is a YaneuraOu nn.bin: convert it with `manaka weights import-nnue FILE -o \
+         FILE.mnw`, then use the .mnw (with `--backend integer` / USI `Backend integer` for \
+         YaneuraOu's integer arithmetic)"
+    } else {
+        ""
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 16, item 6: an nn.bin given where an MNW1 file is read said only "not an MNW1
+    /// weight file"; it now says what it is and how to use it. Other bad magic gets no hint.
+    #[test]
+    fn an_nn_bin_read_as_mnw1_says_what_to_do() {
+        let mut nn = crate::nnue::arch::VERSION.to_le_bytes().to_vec();
+        nn.extend_from_slice(&[0; 60]);
+        let e = crate::weights::WeightFile::from_bytes(&nn)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("not an MNW1 weight file"), "{e}");
+        assert!(
+            e.contains("this is a YaneuraOu nn.bin")
+                && e.contains("manaka weights import-nnue")
+                && e.contains("Backend integer"),
+            "{e}"
+        );
+        let e = crate::weights::WeightFile::from_bytes(b"hello, world").unwrap_err();
+        assert!(!e.to_string().contains("nn.bin"), "{e}");
+    }
 }
