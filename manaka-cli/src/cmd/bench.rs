@@ -22,6 +22,11 @@
 //!   `search_growth`: new tree nodes per simulation of the sequential search (at least 0.9
 //!   expected, docs/search.md "Growth"); `search_nps_no_leaf_mate`: the sequential search
 //!   with the leaf mate check off, so `1 − search_nps / search_nps_no_leaf_mate` is its cost;
+//! - `search_scaling`: the parallel search (`--threads`, one evaluator each on one tree) at
+//!   each `--scaling-batches` size, `--scaling-simulations` per search from the same three
+//!   positions, best of two interleaved rounds: simulations and new nodes per second, the
+//!   speed-up over one thread at the same batch size, and the share of the threads' time
+//!   spent holding the tree's lock and waiting for it (docs/search.md, "Threads");
 //! - `w1_stream_ns`: reading a buffer of W1's size once at the same vector width (a sum
 //!   into independent accumulators), i.e. the bandwidth floor of a batch-of-one head (see
 //!   docs/benchmarks.md);
@@ -63,9 +68,51 @@ pub struct Args {
     /// Seconds spent measuring each quantity of each shape.
     #[arg(long, default_value_t = 0.25, value_name = "SECONDS")]
     time: f64,
+    /// Search threads to measure the parallel search at (comma-separated; default 1 and
+    /// every core this machine has).
+    #[arg(long, value_delimiter = ',', value_name = "N,...", value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: Vec<u32>,
+    /// Batch sizes (leaves per evaluator call, per thread) for the parallel search figures.
+    #[arg(long, value_delimiter = ',', value_name = "N,...", default_value = "1,8,32", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    scaling_batches: Vec<u32>,
+    /// Simulations per search in the parallel search figures (0 = skip them).
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    scaling_simulations: u32,
     /// Print one JSON object {"simd", "clock_ghz", "rows": [{shape, params, bytes, ...}]}.
     #[arg(long)]
     json: bool,
+}
+
+/// One point of the parallel search's scaling.
+#[derive(Clone, Debug)]
+struct Scaling {
+    threads: usize,
+    batch: usize,
+    nps: f64,
+    new_nodes_per_s: f64,
+    lock_held_share: f64,
+    lock_wait_share: f64,
+}
+
+impl Scaling {
+    fn json(&self, base: f64) -> serde_json::Value {
+        serde_json::json!({
+            "threads": self.threads,
+            "batch": self.batch,
+            "nps": self.nps.round(),
+            "new_nodes_per_s": self.new_nodes_per_s.round(),
+            "speedup_vs_1_thread": (self.nps / base * 1000.0).round() / 1000.0,
+            "lock_held_share": (self.lock_held_share * 1000.0).round() / 1000.0,
+            "lock_wait_share": (self.lock_wait_share * 1000.0).round() / 1000.0,
+        })
+    }
+}
+
+/// The one-thread figure at `s`'s batch size (the base of its speed-up).
+fn scaling_base(all: &[Scaling], s: &Scaling) -> f64 {
+    all.iter()
+        .find(|b| b.batch == s.batch && b.threads == 1)
+        .map_or(s.nps, |b| b.nps)
 }
 
 /// One shape's figures.
@@ -91,6 +138,7 @@ struct Row {
     peak_rss_bytes: Option<u64>,
     /// The integer engine's figures (`nnue` shapes).
     int: Option<IntRow>,
+    search_scaling: Vec<Scaling>,
 }
 
 impl Row {
@@ -128,6 +176,11 @@ impl Row {
             "w1_stream_ns": round1(self.w1_stream_ns),
             "peak_rss_bytes": self.peak_rss_bytes,
             "integer": self.int.as_ref().map(IntRow::json),
+            "search_scaling": self
+                .search_scaling
+                .iter()
+                .map(|s| s.json(scaling_base(&self.search_scaling, s)))
+                .collect::<Vec<_>>(),
         })
     }
 }
@@ -167,6 +220,19 @@ pub fn run(args: Args) -> Result<()> {
         shapes.push(shape);
     }
 
+    let mut threads: Vec<usize> = args.threads.iter().map(|&t| t as usize).collect();
+    if threads.is_empty() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        threads = if cores > 1 { vec![1, cores] } else { vec![1] };
+    }
+    if !threads.contains(&1) {
+        threads.insert(0, 1); // the base of every speed-up
+    }
+    let scaling = ScalingPlan {
+        threads,
+        batches: args.scaling_batches.iter().map(|&b| b as usize).collect(),
+        simulations: args.scaling_simulations,
+    };
     let game = Game::random(200, 0x5eed);
     let budget = Duration::from_secs_f64(args.time);
     let clock_ghz = measure_clock_ghz();
@@ -190,6 +256,7 @@ pub fn run(args: Args) -> Result<()> {
             Measure {
                 game: &game,
                 budget,
+                scaling: &scaling,
             },
         )
         .context("shape listed as compiled but has no engine")?
@@ -215,6 +282,7 @@ pub fn run(args: Args) -> Result<()> {
             w1_stream_ns: stream_ns(simd, (w1_bytes / 4) as usize, budget),
             peak_rss_bytes: peak_rss_bytes(),
             int: measure_integer(source.as_ref(), simd, &game, budget)?,
+            search_scaling: figures.search_scaling,
         };
         drop(source);
         progress(format_args!(
@@ -235,6 +303,7 @@ pub fn run(args: Args) -> Result<()> {
         println!("{v}");
     } else {
         print_table(&rows, simd, clock_ghz);
+        print_scaling(&rows, &scaling);
     }
     Ok(())
 }
@@ -292,6 +361,31 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
                 i.eval_ns().recip() * 1e9
             )),
         );
+    }
+}
+
+fn print_scaling(rows: &[Row], plan: &ScalingPlan) {
+    for r in rows.iter().filter(|r| !r.search_scaling.is_empty()) {
+        println!(
+            "search threads, {}: {} simulations per search, 3 positions, best of 2 rounds",
+            r.shape, plan.simulations
+        );
+        println!(
+            "{:>8} {:>6} {:>10} {:>12} {:>8} {:>7} {:>7}",
+            "threads", "batch", "sims/s", "new nodes/s", "speedup", "locked", "waiting"
+        );
+        for s in &r.search_scaling {
+            println!(
+                "{:>8} {:>6} {:>10.0} {:>12.0} {:>7.2}x {:>6.1}% {:>6.1}%",
+                s.threads,
+                s.batch,
+                s.nps,
+                s.new_nodes_per_s,
+                s.nps / scaling_base(&r.search_scaling, s),
+                100.0 * s.lock_held_share,
+                100.0 * s.lock_wait_share
+            );
+        }
     }
 }
 
@@ -402,11 +496,20 @@ struct Figures {
     search_growth: f64,
     /// Mean bytes per search-tree node.
     bytes_per_node: f64,
+    search_scaling: Vec<Scaling>,
+}
+
+/// What the parallel search figures measure.
+struct ScalingPlan {
+    threads: Vec<usize>,
+    batches: Vec<usize>,
+    simulations: u32,
 }
 
 struct Measure<'a> {
     game: &'a Game,
     budget: Duration,
+    scaling: &'a ScalingPlan,
 }
 
 impl EngineVisitor for Measure<'_> {
@@ -505,6 +608,51 @@ impl EngineVisitor for Measure<'_> {
         let sequential = search(1, leaf_mate);
         let batched = search(BATCH, leaf_mate);
         let no_leaf_mate = search(1, 0);
+        // The parallel search: every (threads, batch) point in each of two rounds, the
+        // rounds interleaved so that a burst of other work on the machine hits all points
+        // alike; the faster round counts.
+        let plan = self.scaling;
+        let mut search_scaling: Vec<Scaling> = Vec::new();
+        for _round in 0..if plan.simulations == 0 { 0 } else { 2 } {
+            for &batch_size in &plan.batches {
+                for &threads in &plan.threads {
+                    let mut evaluators: Vec<Box<dyn manaka::runtime::eval::Evaluator>> = (0
+                        ..threads)
+                        .map(|_| {
+                            Box::new(NetworkEvaluator::new(net.clone()))
+                                as Box<dyn manaka::runtime::eval::Evaluator>
+                        })
+                        .collect();
+                    let config = SearchConfig {
+                        batch_size,
+                        ..SearchConfig::default()
+                    };
+                    let r = search_bench::run_threads(
+                        &roots,
+                        &mut evaluators,
+                        &config,
+                        plan.simulations,
+                        roots.len(),
+                    );
+                    let point = Scaling {
+                        threads,
+                        batch: batch_size,
+                        nps: r.nps,
+                        new_nodes_per_s: r.new_nodes as f64 / r.elapsed.as_secs_f64().max(1e-9),
+                        lock_held_share: r.lock_held_share,
+                        lock_wait_share: r.lock_wait_share,
+                    };
+                    match search_scaling
+                        .iter_mut()
+                        .find(|s| s.threads == threads && s.batch == batch_size)
+                    {
+                        Some(s) if s.nps >= point.nps => {}
+                        Some(s) => *s = point,
+                        None => search_scaling.push(point),
+                    }
+                }
+            }
+        }
         Figures {
             update_ns,
             head_ns,
@@ -516,6 +664,7 @@ impl EngineVisitor for Measure<'_> {
             search_nps_no_leaf_mate: no_leaf_mate.nps,
             search_growth: sequential.growth(),
             bytes_per_node: sequential.bytes_per_node,
+            search_scaling,
         }
     }
 }
@@ -639,7 +788,18 @@ fn measure_integer(
     budget: Duration,
 ) -> Result<Option<IntRow>> {
     let level = IntSimd::new(simd);
-    let Some(figures) = engines::with_int_engine(source, level, Measure { game, budget }) else {
+    // The integer engine's search is not measured for threads (its float twin is).
+    let scaling = ScalingPlan {
+        threads: Vec::new(),
+        batches: Vec::new(),
+        simulations: 0,
+    };
+    let measure = Measure {
+        game,
+        budget,
+        scaling: &scaling,
+    };
+    let Some(figures) = engines::with_int_engine(source, level, measure) else {
         return Ok(None);
     };
     let f = figures.context("cannot build the integer engine")?;

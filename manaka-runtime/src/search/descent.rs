@@ -195,6 +195,9 @@ pub(crate) struct SearchState {
     /// Per root edge, the child's visits when the search started (carried over by tree
     /// reuse): the Sequential Halving counts are the visits of this search only.
     pub root_baseline: Vec<u32>,
+    /// The root's prior (softmax of its logits in f64), computed at its first view in a
+    /// search; emptied when a search starts.
+    pub root_prior: Vec<f64>,
 }
 
 /// Where the tree's root stands in its game, to recognise the next position of that game.
@@ -226,13 +229,16 @@ impl SearchState {
             mate: None,
             root_mark: None,
             root_baseline: Vec::new(),
+            root_prior: Vec::new(),
         }
     }
 
     /// Fills [`Self::view`] for node `id`. With `in_flight`, queued descents count as
     /// virtual losses (`virtual_loss` visits each, each a win for the child's side to move,
     /// i.e. a loss for the chooser); without, only completed visits count.
-    pub fn view_node(&mut self, id: NodeId, in_flight: bool) {
+    ///
+    /// With `improved`, also the improved policy π' (root selection needs σ only).
+    pub fn view_node(&mut self, id: NodeId, in_flight: bool, improved: bool) {
         let vl = if in_flight {
             f64::from(self.config.virtual_loss)
         } else {
@@ -278,7 +284,15 @@ impl SearchState {
                     + if in_flight { u64::from(c.pending) } else { 0 },
             );
         }
-        gumbel::softmax(&v.logits, &mut v.prior);
+        if id == ROOT && self.root_prior.len() == v.logits.len() {
+            // The root's logits do not change during a search: its prior is computed once.
+            v.prior.clone_from(&self.root_prior);
+        } else {
+            gumbel::softmax(&v.logits, &mut v.prior);
+            if id == ROOT {
+                self.root_prior.clone_from(&v.prior);
+            }
+        }
         let raw = f64::from(self.tree.node(id).raw_value);
         self.q_transform.apply(
             raw,
@@ -288,7 +302,9 @@ impl SearchState {
             &mut v.completed,
             &mut v.sigma,
         );
-        gumbel::improved_policy(&v.logits, &v.sigma, &mut v.improved);
+        if improved {
+            gumbel::improved_policy(&v.logits, &v.sigma, &mut v.improved);
+        }
     }
 
     /// Root selection: Gumbel + Sequential Halving (mctx:
@@ -300,7 +316,7 @@ impl SearchState {
     /// (visited at least the slot's count), else to the least visited open move. `None`
     /// when no move is open (the root is then proven).
     pub fn select_root(&mut self) -> Option<usize> {
-        self.view_node(ROOT, true);
+        self.view_node(ROOT, true, false);
         let v = &self.view;
         let index: u64 = v.counts.iter().sum();
         let considered = u64::from(self.schedule.considered_visit(index));
@@ -344,7 +360,7 @@ impl SearchState {
     /// which needs every completed Q).
     pub fn select_non_root(&mut self, id: NodeId, children_capped: bool) -> Option<usize> {
         if self.q_transform.rescale && self.config.interior == InteriorRule::Gumbel {
-            self.view_node(id, true);
+            self.view_node(id, true, true);
             let v = &mut self.view;
             // Closed moves (and, at the cap, visited ones) take no descent.
             for (i, open) in v.open.iter_mut().enumerate() {

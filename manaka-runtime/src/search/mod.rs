@@ -247,6 +247,7 @@ impl GumbelSearch {
             .iter()
             .map(|e| state.tree.edge_visits(e))
             .collect();
+        state.root_prior.clear();
         state.tie_break = tie_break_keys(position, &moves);
         state.noise = match &state.config.noise {
             RootNoise::Sampled { scale, seed } => {

@@ -210,7 +210,7 @@ pub(crate) fn read(state: &mut SearchState, outcome: Outcome, elapsed: Duration)
     stats.nodes = state.tree.len() as u64;
     stats.tree_bytes = state.tree.bytes_used() as u64;
     // Completed visits only: a snapshot taken mid-batch ignores descents in flight.
-    state.view_node(ROOT, false);
+    state.view_node(ROOT, false, true);
     let v = &state.view;
     let edges = state.tree.edges(ROOT);
     let root = *state.tree.node(ROOT);
