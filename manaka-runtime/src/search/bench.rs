@@ -61,10 +61,17 @@ pub fn run_threads(
     searches: usize,
 ) -> BenchReport {
     let threads = evaluators.len();
-    measure(positions, config, simulations, searches, threads, |s, p, l| {
-        let control = SearchControl::new(l);
-        s.run_threads(p, evaluators, l, &control, &mut |_| {})
-    })
+    measure(
+        positions,
+        config,
+        simulations,
+        searches,
+        threads,
+        |s, p, l| {
+            let control = SearchControl::new(l);
+            s.run_threads(p, evaluators, l, &control, &mut |_| {})
+        },
+    )
 }
 
 fn measure(
@@ -166,7 +173,13 @@ mod tests {
         let positions = [Position::startpos()];
         let mut evaluators: Vec<Box<dyn Evaluator>> =
             vec![Box::new(MaterialEvaluator), Box::new(MaterialEvaluator)];
-        let r = run_threads(&positions, &mut evaluators, &SearchConfig::default(), 500, 2);
+        let r = run_threads(
+            &positions,
+            &mut evaluators,
+            &SearchConfig::default(),
+            500,
+            2,
+        );
         assert_eq!((r.searches, r.simulations, r.threads), (2, 1000, 2));
         assert!(r.lock_held_share > 0.0 && r.lock_held_share < 1.0);
     }
