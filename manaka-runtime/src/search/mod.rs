@@ -21,7 +21,7 @@
 //! Code map (the seed's): [`gumbel`] σ, completed Q, selection rules; [`halving`] the
 //! Sequential Halving schedule; [`tree`] nodes, edges, backup, subtree copies (tree reuse,
 //! recycling); `sequential.rs` one leaf at a time; `batched.rs` batched descents with virtual
-//! loss; [`result`] the read-out (PV, MultiPV lines). Beside them: `descent.rs` (the descent
+//! loss; `parallel.rs` several threads on one tree (USI `Threads`); [`result`] the read-out (PV, MultiPV lines). Beside them: `descent.rs` (the descent
 //! both drivers share, the interior rule — PUCT for play, mctx's for self-play —, the leaf mate
 //! check, tree reuse and recycling), [`proof`] (proven bounds: score-bounded MCTS),
 //! [`limits`] (budget, clock, stop, `searchmoves`), [`cache`] (evaluations by position key),
