@@ -218,3 +218,22 @@ fn rerunning_a_finished_label_says_it_is_finished() {
     assert_ne!(std::fs::read(&out).unwrap(), [0u8; 3 * 38]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 16, item 6: `manaka shape list`, named in help texts, errors and docs/data.md,
+/// did not exist. It lists exactly the compiled-in shapes, and which have integer engines.
+#[test]
+fn shape_list_lists_the_compiled_in_shapes() {
+    let v = common::json(&["shape", "list", "--json"]);
+    let shapes = v["shapes"].as_array().unwrap();
+    let names: Vec<&str> = shapes.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, manaka_cli::engines::COMPILED);
+    for s in shapes {
+        let name = s["name"].as_str().unwrap();
+        let integer = manaka_cli::engines::COMPILED_INT.contains(&name);
+        assert_eq!(s["integer"].as_bool(), Some(integer), "{name}");
+        assert!(s["params"].as_u64().unwrap() > 0 && s["file_bytes"].as_u64().unwrap() > 0);
+    }
+    let text = String::from_utf8(common::ok(&["shape", "list"]).stdout).unwrap();
+    assert_eq!(text.lines().count(), 1 + names.len(), "{text}");
+    assert!(text.lines().all(|l| !l.trim().is_empty()));
+}

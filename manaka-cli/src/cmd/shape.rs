@@ -1,4 +1,5 @@
-//! `manaka shape`: what a shape name means — its tensors, sizes and cost (SPEC §2, §7).
+//! `manaka shape`: what a shape name means — its tensors, sizes and cost (SPEC §2, §7) — and
+//! which shapes this binary has compiled in (`shape list`).
 
 use anyhow::{Context, Result};
 use manaka_runtime::weights::format::Layout;
@@ -18,6 +19,24 @@ pub struct Args {
 #[derive(clap::Subcommand)]
 enum ShapeCommand {
     Info(InfoArgs),
+    List(ListArgs),
+}
+
+/// List the shapes compiled into this binary.
+///
+/// A weight file of one of these shapes runs on its fixed-size compiled engine (`eval`, `go`,
+/// `selfplay`, `usi`); any other valid shape runs on the reference evaluator (slow), or gets
+/// its own engine with `manaka build-engine SHAPE`. Shapes marked `integer` also have the
+/// integer engine of YaneuraOu's arithmetic (`--backend integer`, USI `Backend integer`).
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    manaka shape list\n  \
+    manaka shape list --json | jq -r '.shapes[].name'\n\n\
+    JSON keys: shapes [{name, params, file_bytes, integer}].")]
+struct ListArgs {
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Explain a shape: its sizes, cost and weight-file tensors.
@@ -52,7 +71,53 @@ pub fn parse_shape(name: &str) -> Result<Shape> {
 pub fn run(args: Args) -> Result<()> {
     match args.command {
         ShapeCommand::Info(args) => info(args),
+        ShapeCommand::List(args) => list(args),
     }
+}
+
+fn list(args: ListArgs) -> Result<()> {
+    let rows = crate::engines::COMPILED
+        .iter()
+        .map(|name| {
+            let shape = parse_shape(name)?;
+            let integer = crate::engines::COMPILED_INT.contains(name);
+            Ok((shape, integer))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if args.json {
+        let shapes: Vec<_> = rows
+            .iter()
+            .map(|(shape, integer)| {
+                serde_json::json!({
+                    "name": shape.to_string(),
+                    "params": shape.param_count(),
+                    "file_bytes": Layout::new(shape).file_len(),
+                    "integer": integer,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::json!({ "shapes": shapes }));
+        return Ok(());
+    }
+    let width = rows
+        .iter()
+        .map(|(s, _)| s.to_string().len())
+        .max()
+        .unwrap_or(0);
+    println!(
+        "{:width$}  {:>13}  {:>9}  engines",
+        "shape", "params", "file"
+    );
+    for (shape, integer) in &rows {
+        println!(
+            "{:width$}  {:>13}  {:>9}  {}",
+            shape.to_string(),
+            group(shape.param_count()),
+            human(Layout::new(shape).file_len()),
+            if *integer { "float, integer" } else { "float" }
+        );
+    }
+    Ok(())
 }
 
 fn info(args: InfoArgs) -> Result<()> {
