@@ -101,6 +101,13 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             String::new()
         }
     );
+    // The engine type is a struct of its own (not an alias of `FixedNet<…>`) so that
+    // compiler errors and rustdoc name it `<module>::Engine` rather than a list of constants.
+    let engine_doc = format!(
+        "The engine for shape `{canonical}` (a [`Network`](::manaka::runtime::network::Network); \
+         its `Debug` names the shape). Load it with [`load`] or [`from_source`], or run it with \
+         [`app`]."
+    );
     let cuda_source = manaka_kernels::cuda::source(&shape);
     let allow = input
         .name
@@ -163,10 +170,120 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             /// with NVRTC for the device at first use.
             pub const CUDA_SOURCE: &str = #cuda_source;
 
-            /// The engine: every dimension above is a constant of its type.
-            pub type Engine = ::manaka::runtime::fixed::FixedNet<#d, #o, #g, #p, #mt, #ff, #inp, #in_, #h, #h2, #hl>;
+            /// The runtime's fixed-size engine with this shape's dimensions as constants.
+            pub type Fixed = ::manaka::runtime::fixed::FixedNet<#d, #o, #g, #p, #mt, #ff, #inp, #in_, #h, #h2, #hl>;
+
+            #[doc = #engine_doc]
+            pub struct Engine(Fixed);
+
             /// Both perspectives' accumulators (fixed-size arrays).
-            pub type State = <Engine as ::manaka::runtime::network::Network>::State;
+            pub type State = <Fixed as ::manaka::runtime::network::Network>::State;
+
+            impl Engine {
+                /// Attaches weights (`canonical` must be [`SHAPE`]) at the SIMD level detected
+                /// on this CPU.
+                pub fn new(
+                    canonical: &str,
+                    source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                    Fixed::new(canonical, source).map(Engine)
+                }
+
+                /// Opens (memory-maps and verifies) an MNW1 file and attaches it.
+                pub fn open(
+                    canonical: &str,
+                    path: &::std::path::Path,
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                    Fixed::open(canonical, path).map(Engine)
+                }
+
+                /// As [`Engine::new`] at an explicit SIMD level.
+                pub fn with_simd(
+                    canonical: &str,
+                    source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
+                    simd: ::manaka::kernels::Simd,
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                    Fixed::with_simd(canonical, source, simd).map(Engine)
+                }
+
+                /// The SIMD level the kernels run at.
+                pub fn simd(&self) -> ::manaka::kernels::Simd {
+                    self.0.simd()
+                }
+
+                /// The runtime's engine inside.
+                pub fn fixed(&self) -> &Fixed {
+                    &self.0
+                }
+            }
+
+            impl ::std::fmt::Debug for Engine {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    use ::manaka::runtime::network::Network as _;
+                    write!(f, "Engine<{}>({})", SHAPE, self.0.describe())
+                }
+            }
+
+            impl ::manaka::runtime::network::Network for Engine {
+                type State = State;
+
+                #[inline]
+                fn shape(&self) -> &::manaka::shapes::Shape {
+                    self.0.shape()
+                }
+
+                fn describe(&self) -> ::std::string::String {
+                    self.0.describe()
+                }
+
+                #[inline]
+                fn new_state(&self, pos: &::manaka::runtime::shogi::Position) -> State {
+                    self.0.new_state(pos)
+                }
+
+                #[inline]
+                fn refresh(&self, state: &mut State, pos: &::manaka::runtime::shogi::Position) {
+                    self.0.refresh(state, pos)
+                }
+
+                #[inline]
+                fn update(
+                    &self,
+                    state: &mut State,
+                    effect: &::manaka::runtime::shogi::MoveEffect,
+                    after: &::manaka::runtime::shogi::Position,
+                ) {
+                    self.0.update(state, effect, after)
+                }
+
+                #[inline]
+                fn evaluate_batch(
+                    &self,
+                    batch: &[::manaka::runtime::network::StateLeaf<'_, State>],
+                    out: &mut ::std::vec::Vec<::manaka::runtime::eval::Evaluation>,
+                ) {
+                    self.0.evaluate_batch(batch, out)
+                }
+
+                #[inline]
+                fn evaluate(
+                    &self,
+                    state: &State,
+                    leaf: ::manaka::runtime::eval::Leaf<'_>,
+                ) -> ::manaka::runtime::eval::Evaluation {
+                    self.0.evaluate(state, leaf)
+                }
+            }
+
+            impl ::manaka::runtime::app::CompiledNetwork for Engine {
+                const SHAPE: &'static str = SHAPE;
+
+                fn from_source(
+                    source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                    Engine::new(SHAPE, source)
+                }
+            }
 
             /// The shape, parsed.
             pub fn shape() -> ::manaka::shapes::Shape {
@@ -184,6 +301,13 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
                 source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
             ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
                 Engine::new(SHAPE, source)
+            }
+
+            /// This engine as a program — a USI engine, a search, self-play, a benchmark —
+            /// with its default weights still to choose
+            /// ([`App`](::manaka::runtime::app::App); docs/library.md).
+            pub fn app() -> ::manaka::runtime::app::App<Engine> {
+                ::manaka::runtime::app::App::new()
             }
 
             #int_engine

@@ -20,9 +20,12 @@
 //!   loading, checkpoints and resumption (`manaka train`).
 //! - `cuda` (feature `cuda`): the CUDA batch evaluator — shape-specialised kernels compiled
 //!   by NVRTC, weights uploaded once, whole batches of leaves per call (docs/gpu.md).
+//! - [`app`]: a compiled engine as a program — USI engine, search, self-play, benchmark in
+//!   one call each ([`app::App`]; docs/library.md).
 //! - [`data`]: training data — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue — readers,
 //!   writers, a USI client for labelling, random positions.
 
+pub mod app;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod data;
