@@ -237,3 +237,45 @@ fn shape_list_lists_the_compiled_in_shapes() {
     assert_eq!(text.lines().count(), 1 + names.len(), "{text}");
     assert!(text.lines().all(|l| !l.trim().is_empty()));
 }
+
+/// Issue 16, item 6: error lines repeated a whole 120 KB input. Now the echo is an
+/// 80-character excerpt with an ellipsis, on the command line and in USI `setoption`.
+#[test]
+fn error_lines_repeat_only_an_excerpt_of_long_input() {
+    let long = "x".repeat(120_000);
+    let moves = ["7g7f "; 20_000].concat();
+    for args in [
+        vec!["eval", "--sfen", long.as_str()],
+        vec!["eval", "--moves", long.as_str()],
+        vec!["shape", "info", long.as_str()],
+        vec!["perft", "--sfen", long.as_str(), "--depth", "1"],
+        vec!["moves", "--sfen", long.as_str()],
+        vec!["eval", "--moves", "7g7f", moves.as_str()],
+    ] {
+        let line = refused(&args);
+        assert!(line.len() < 1000, "{} bytes: {}", line.len(), &line[..200]);
+        assert!(line.contains("..."), "{line}");
+    }
+    let mut usi = Command::new(env!("CARGO_BIN_EXE_manaka"))
+        .arg("usi")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let mut input = usi.stdin.take().unwrap();
+    writeln!(input, "setoption name {long} value 1").unwrap();
+    writeln!(input, "setoption name USI_Hash value {long}").unwrap();
+    writeln!(input, "quit").unwrap();
+    drop(input);
+    let out = usi.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let errors: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("info string"))
+        .collect();
+    assert_eq!(errors.len(), 2, "{text:.400}");
+    for l in errors {
+        assert!(l.len() < 300 && l.contains("x..."), "{l}");
+    }
+}

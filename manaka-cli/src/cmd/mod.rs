@@ -17,6 +17,7 @@ pub mod usi;
 pub mod weights;
 
 use anyhow::{Context, Result};
+use manaka_runtime::data::io::shorten_echoes;
 use manaka_runtime::shogi::Position;
 use std::process::ExitCode;
 
@@ -31,10 +32,10 @@ pub fn position_from(sfen: &str, moves: &[String]) -> Result<Position> {
 /// Exit status for input the command refused (bad flag, SFEN, shape, file).
 pub const EXIT_USER_ERROR: u8 = 2;
 
-/// Prints an error as one line on stderr (`error: outer context: inner cause`) and returns
-/// the user-error exit status.
+/// Prints an error as one line on stderr (`error: outer context: inner cause`, echoed input
+/// cut to an excerpt) and returns the user-error exit status.
 pub fn report_error(e: &anyhow::Error) -> ExitCode {
-    let line = format!("{e:#}").replace('\n', " ");
+    let line = shorten_echoes(&format!("{e:#}").replace('\n', " "));
     eprintln!("error: {line}");
     ExitCode::from(EXIT_USER_ERROR)
 }
@@ -60,7 +61,7 @@ pub fn report_clap_error(e: clap::Error) -> ExitCode {
                 .lines()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("error: invalid arguments");
-            eprintln!("{} (see `manaka --help`)", first.trim_end());
+            eprintln!("{} (see `manaka --help`)", shorten_echoes(first.trim_end()));
             ExitCode::from(EXIT_USER_ERROR)
         }
     }

@@ -109,6 +109,57 @@ pub fn read_bounded(file: File, len: u64, limit: u64, what: &str) -> io::Result<
     Ok(bytes)
 }
 
+/// The most characters of outside input an error message repeats.
+pub const ECHO_CHARS: usize = 80;
+
+/// `input` as an error message repeats it: whole when short, else its first
+/// [`ECHO_CHARS`] characters and `...` (a 120 KB line is not worth repeating; ASCII, so that
+/// the USI engine's ASCII-only output keeps it).
+pub fn excerpt(input: &str) -> String {
+    match input.char_indices().nth(ECHO_CHARS) {
+        Some((end, _)) => format!("{}...", &input[..end]),
+        None => input.to_string(),
+    }
+}
+
+/// A message line with every quoted echo of input (`'…'`, `` `…` `` or `"…"`) longer than
+/// [`ECHO_CHARS`] cut down by [`excerpt`], and the line itself kept under ten times that:
+/// applied where messages leave the program, so that no error line repeats a whole input,
+/// whichever library wrote it. A quote counts as an opening one only after a character that is
+/// not alphanumeric (so the apostrophe of "engine's" opens nothing), and as a closing one
+/// only before such a character.
+pub fn shorten_echoes(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+    let mut out = String::with_capacity(line.len().min(16 * ECHO_CHARS));
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let opens = matches!(c, '\'' | '`' | '"') && (i == 0 || !word(i - 1));
+        let close = opens
+            .then(|| (i + 1..chars.len()).find(|&j| chars[j] == c && !word(j + 1)))
+            .flatten();
+        match close {
+            Some(j) => {
+                let inner: String = chars[i + 1..j].iter().collect();
+                out.push(c);
+                out.push_str(&excerpt(&inner));
+                out.push(c);
+                i = j + 1;
+            }
+            None => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    let most = 10 * ECHO_CHARS;
+    match out.char_indices().nth(most) {
+        Some((end, _)) => format!("{}...", &out[..end]),
+        None => out,
+    }
+}
+
 /// Reads a whole regular file (see [`open_regular`]).
 pub(crate) fn read_all(path: &Path) -> Result<Vec<u8>, DataError> {
     let (file, len) = open_regular(path).map_err(|e| DataError::io(path, e))?;
@@ -326,6 +377,46 @@ mod tests {
             e.starts_with("feature transformer hash 0x00000000 at byte 12"),
             "{e}"
         );
+    }
+
+    /// Issue 16, item 6: error lines repeated a whole 120 KB input. Echoes are cut to 80
+    /// characters and an ellipsis (`...`); apostrophes inside words are not taken for quotes; the
+    /// rest of the message is kept.
+    #[test]
+    fn echoed_input_is_cut_to_an_excerpt() {
+        let long = "x".repeat(120_000);
+        assert_eq!(excerpt("7g7f"), "7g7f");
+        assert_eq!(excerpt(&long), format!("{}...", "x".repeat(ECHO_CHARS)));
+        assert_eq!(excerpt(&"あ".repeat(100)).chars().count(), ECHO_CHARS + 3);
+        let cut = format!("{}...", "x".repeat(ECHO_CHARS));
+        for (line, want) in [
+            (
+                format!("bad --sfen '{long}': SFEN has 1 fields"),
+                format!("bad --sfen '{cut}': SFEN has 1 fields"),
+            ),
+            (
+                format!("the engine's move: `{long}` is not a USI move (e.g. 7g7f)"),
+                format!("the engine's move: `{cut}` is not a USI move (e.g. 7g7f)"),
+            ),
+            (
+                format!("unknown option \"{long}\""),
+                format!("unknown option \"{cut}\""),
+            ),
+            (
+                "it's 'short' and fine".to_string(),
+                "it's 'short' and fine".to_string(),
+            ),
+            (
+                "an unclosed 'quote".to_string(),
+                "an unclosed 'quote".to_string(),
+            ),
+        ] {
+            assert_eq!(shorten_echoes(&line), want);
+        }
+        // Input repeated without quotes is still bounded.
+        let bare = shorten_echoes(&format!("moves {long}"));
+        assert_eq!(bare.chars().count(), 10 * ECHO_CHARS + 3);
+        assert!(bare.ends_with("..."));
     }
 
     /// `read_bounded` refuses a file over its bound and reads no more than the length given.

@@ -2,7 +2,7 @@
 //! `manaka positions` writes them), HCPE3 games, HCPE or PackedSfenValue records.
 
 use super::hcpe3::parse_hcpe3;
-use super::io::{DataError, FormatError, read_all};
+use super::io::{DataError, FormatError, excerpt, read_all, shorten_echoes};
 use super::records::{GameResult, HcpeRecord, PsvRecord, parse_records};
 use crate::shogi::{Color, Position};
 use std::path::Path;
@@ -70,9 +70,10 @@ pub fn parse_sfen_lines(text: &str) -> Result<Vec<Position>, FormatError> {
             Some((s, m)) if m.is_empty() || m.starts_with(' ') => (s, m),
             _ => (line, ""),
         };
-        let mut pos = Position::from_sfen(sfen).map_err(|e| bad(format!("'{sfen}': {e}")))?;
+        let mut pos = Position::from_sfen(sfen)
+            .map_err(|e| bad(shorten_echoes(&format!("'{}': {e}", excerpt(sfen)))))?;
         pos.play_usi_moves(moves.split_whitespace())
-            .map_err(|e| bad(e.to_string()))?;
+            .map_err(|e| bad(shorten_echoes(&e.to_string())))?;
         // Labelling sees the position alone, as a fresh start.
         out.push(Position::from_sfen(&pos.to_sfen()).map_err(|e| bad(e.to_string()))?);
     }

@@ -250,6 +250,12 @@ impl EngineOptions {
     /// larger than the machine can give, that a smaller value was applied and why (the
     /// engine prints either as `info string`).
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        // A name or value repeated in the message is cut to an excerpt.
+        self.apply(name, value)
+            .map_err(|e| crate::data::io::shorten_echoes(&e))
+    }
+
+    fn apply(&mut self, name: &str, value: &str) -> Result<(), String> {
         let value = value.trim();
         match name.to_ascii_lowercase().as_str() {
             "evalfile" => {
