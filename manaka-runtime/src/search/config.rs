@@ -105,6 +105,12 @@ pub struct SearchConfig {
     /// [`SearchResult::lines`](super::SearchResult::lines) holds the best `multipv` root moves,
     /// each with its PV.
     pub multipv: usize,
+    /// What a repetition draw is worth to the side to move at the root, in the search's
+    /// value scale (−1 lost … 1 won; USI `DrawValueBlack`/`DrawValueWhite`). 0, the
+    /// default, makes a draw an even score and a proven result; any other value makes a
+    /// repetition in the tree a terminal leaf of that value (of its negation for the
+    /// opponent), no longer a proven draw (docs/search.md, "Draw value").
+    pub draw_value: f64,
     /// Evaluations kept in the transposition cache (0 disables it).
     pub cache_entries: usize,
     /// The tree stops growing (and the search ends) at this many bytes.
@@ -130,6 +136,7 @@ impl Default for SearchConfig {
             reuse_tree: false,
             interior: InteriorRule::PLAY,
             multipv: 1,
+            draw_value: 0.0,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,
         }

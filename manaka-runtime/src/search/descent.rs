@@ -21,12 +21,13 @@ use crate::mate;
 use crate::shogi::{Move, Position, Repetition};
 
 impl RootMark {
-    pub fn of(position: &Position, restricted: bool) -> RootMark {
+    pub fn of(position: &Position, restricted: bool, draw_value: f64) -> RootMark {
         RootMark {
             start_key: position.key_at(0).unwrap_or(0),
             history_len: position.history_len(),
             key: position.key(),
             restricted,
+            draw_value,
         }
     }
 }
@@ -201,7 +202,7 @@ pub(crate) struct SearchState {
 }
 
 /// Where the tree's root stands in its game, to recognise the next position of that game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct RootMark {
     /// The key of the position the game's history starts from.
     pub start_key: u64,
@@ -211,6 +212,8 @@ pub(crate) struct RootMark {
     pub key: u64,
     /// Whether the root's edges are a `searchmoves` subset of the legal moves.
     pub restricted: bool,
+    /// The draw value the tree's repetitions were valued with, for the root's side.
+    pub draw_value: f64,
 }
 
 impl SearchState {
@@ -547,6 +550,13 @@ impl SearchState {
         }
     }
 
+    /// A repetition draw's value for the side to move `depth` plies below the root, when
+    /// [`SearchConfig::draw_value`] is not 0 (`None`: the draw is a proven 0).
+    pub fn draw_value_at(&self, depth: usize) -> Option<f64> {
+        let d = self.config.draw_value;
+        (d != 0.0).then(|| if depth % 2 == 0 { d } else { -d })
+    }
+
     pub fn note_depth(&mut self, path: &[NodeId]) {
         self.stats.max_depth = self.stats.max_depth.max(path.len() as u32 - 1);
     }
@@ -574,11 +584,16 @@ impl SearchState {
                 leaf_mate,
             } => {
                 self.stats.leaf_mates += u64::from(leaf_mate);
-                let child = self.tree.add_proven(value, plies);
+                // The child's depth is the parent's path length.
+                let draw = self.draw_value_at(path.len());
+                let child = match (value, draw) {
+                    (0, Some(d)) => self.tree.add_terminal(d as f32),
+                    _ => self.tree.add_proven(value, plies),
+                };
                 self.tree.set_child(parent, edge, child);
                 path.push(child);
                 self.note_depth(path);
-                return DescentEnd::Known(f64::from(value));
+                return DescentEnd::Known(f64::from(self.tree.node(child).raw_value));
             }
             LeafClass::Open { moves } => moves,
         };
@@ -644,6 +659,12 @@ impl SearchState {
         let Some(path) = position.moves_since(n) else {
             return false;
         };
+        // Repetitions valued with a draw value keep it only for the same value and side.
+        if (mark.draw_value != 0.0 || self.config.draw_value != 0.0)
+            && (mark.draw_value != self.config.draw_value || path.len() % 2 == 1)
+        {
+            return false;
+        }
         let mut id = ROOT;
         for m in path {
             match self.tree.edges(id).iter().find(|e| e.mv == m) {

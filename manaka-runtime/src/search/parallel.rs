@@ -297,8 +297,12 @@ fn finish(inner: &mut Inner<'_>, finished: &mut Vec<Finished>) {
                 leaf_mate,
             } => {
                 state.stats.leaf_mates += u64::from(leaf_mate);
-                state.tree.make_proven(f.node, value, plies);
-                f64::from(value)
+                // The leaf's depth: its path holds the root too.
+                match (value, state.draw_value_at(f.path.len() - 1)) {
+                    (0, Some(d)) => state.tree.make_terminal(f.node, d as f32),
+                    _ => state.tree.make_proven(f.node, value, plies),
+                }
+                f64::from(state.tree.node(f.node).raw_value)
             }
             Verdict::Evaluated {
                 moves,

@@ -420,3 +420,107 @@ fn a_full_tree_recycles_and_keeps_growing_within_its_bound() {
         }
     }
 }
+
+/// Black's king steps away and back while White's does the same: at the root (the start
+/// position again, Black to move) 5i5h repeats the position after the first move.
+fn repetition_root() -> Position {
+    after(
+        "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrbgsnlp 1",
+        &["5i5h", "5a5b", "5h5i", "5b5a"],
+    )
+}
+
+#[test]
+fn a_draw_value_is_what_a_repetition_backs_up_from_each_side() {
+    let p = repetition_root();
+    let repeat = p.parse_usi_move("5i5h").unwrap();
+    for (draw_value, threads) in [(0.0, 1), (0.5, 1), (-0.5, 1), (0.5, 2), (-0.25, 2)] {
+        let config = SearchConfig {
+            draw_value,
+            root_mate_nodes: 0,
+            ..SearchConfig::default()
+        };
+        let mut limits = SearchLimits::simulations(64);
+        limits.searchmoves = Some(vec![repeat]);
+        let mut evaluators: Vec<Box<dyn Evaluator>> = (0..threads)
+            .map(|_| Box::new(MaterialEvaluator) as Box<dyn Evaluator>)
+            .collect();
+        let control = SearchControl::new(&limits);
+        let r = GumbelSearch::new(config).run_threads(
+            &p,
+            &mut evaluators,
+            &limits,
+            &control,
+            &mut |_| {},
+        );
+        let m = r.root_moves.iter().find(|m| m.mv == repeat).unwrap();
+        // Every descent ends on the repetition: the move's Q is the draw value for Black
+        // (the leaf backs up its negation for White, the side to move there).
+        assert_eq!(
+            m.q,
+            Some(draw_value),
+            "draw value {draw_value}, {threads} threads"
+        );
+        assert_eq!(
+            r.proof.is_some(),
+            draw_value == 0.0,
+            "only a 0 draw is proven"
+        );
+    }
+}
+
+#[test]
+fn a_tree_valued_with_a_draw_value_is_reused_only_for_the_same_side_and_value() {
+    let p = repetition_root();
+    let config = SearchConfig {
+        draw_value: 0.3,
+        reuse_tree: true,
+        root_mate_nodes: 0,
+        ..SearchConfig::default()
+    };
+    // The most visited reply to the best move, in a searched tree.
+    let line = |s: &GumbelSearch, best: Move| {
+        let tree = &s.state.tree;
+        let child = tree
+            .edges(ROOT)
+            .iter()
+            .find(|e| e.mv == best)
+            .unwrap()
+            .child;
+        tree.edges(child)
+            .iter()
+            .filter(|e| e.child != NO_NODE && tree.node(e.child).kind == NodeKind::Expanded)
+            .max_by_key(|e| tree.node(e.child).visits)
+            .map(|e| e.mv)
+            .unwrap()
+    };
+    for (value, plies, expect_reuse) in [(0.3, 2, true), (-0.3, 2, false), (0.3, 1, false)] {
+        let mut s = GumbelSearch::new(config.clone());
+        let r = s.run(
+            &p,
+            &mut MaterialEvaluator,
+            &SearchLimits::simulations(2_000),
+        );
+        let best = r.best_move.unwrap();
+        let mut next = p.clone();
+        next.do_move(best);
+        if plies == 2 {
+            next.do_move(line(&s, best));
+        }
+        s.set_config(SearchConfig {
+            draw_value: value,
+            ..config.clone()
+        });
+        let r2 = s.run(
+            &next,
+            &mut MaterialEvaluator,
+            &SearchLimits::simulations(100),
+        );
+        assert_eq!(
+            r2.stats.reused_visits > 0,
+            expect_reuse,
+            "draw value {value}, {plies} plies later: {:?}",
+            r2.stats
+        );
+    }
+}

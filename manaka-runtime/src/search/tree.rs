@@ -235,6 +235,23 @@ impl Tree {
         id
     }
 
+    /// Adds a node where the game ends with `value` for the side to move, without a proven
+    /// outcome (a repetition under a draw value other than 0, which the proven bounds
+    /// −1/0/+1 cannot express): every descent reaching it backs `value` up.
+    pub fn add_terminal(&mut self, value: f32) -> NodeId {
+        let id = self.add_node(NodeKind::Pending, 0.0);
+        self.make_terminal(id, value);
+        id
+    }
+
+    /// Turns a pending node (no edges yet) into an unproven terminal ([`Tree::add_terminal`]).
+    pub fn make_terminal(&mut self, id: NodeId, value: f32) {
+        let n = self.nodes.get_mut(id);
+        debug_assert_eq!(n.num_edges, 0);
+        n.kind = NodeKind::Terminal;
+        n.raw_value = value;
+    }
+
     /// Turns a pending node (no edges yet) into one whose outcome is known, as
     /// [`Tree::add_proven`] makes them (the parallel search learns it after queuing the node).
     pub fn make_proven(&mut self, id: NodeId, value: i8, plies: u16) {

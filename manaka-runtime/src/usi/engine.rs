@@ -330,6 +330,8 @@ impl Engine {
             .expect("ensure_network provides a worker");
         let mut config = self.options.search_config();
         config.max_depth = plan.max_depth;
+        // DrawValueBlack/White for the side the engine plays here, inside the search too.
+        config.draw_value = self.options.draw_value(position.side_to_move());
         worker.search.set_config(config);
         let shared = Arc::new(Shared::new(
             &plan.limits,

@@ -1073,3 +1073,37 @@ fn the_largest_usi_hash_is_reduced_and_the_engine_still_plays() {
         );
     }
 }
+
+#[test]
+fn the_draw_value_is_what_a_repetition_is_worth_inside_the_search() {
+    // Black to move in the start position again (both kings stepped away and back): 5i5h
+    // repeats the position after the first move. Searching only that move, the score is the
+    // draw's value for Black.
+    let position =
+        "position sfen 4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrbgsnlp 1 moves 5i5h 5a5b 5h5i 5b5a";
+    for (black, white, cp) in [
+        (500, 200, 0),
+        (700, 500, crate::search::cp_from_value(0.4)),
+        (300, 900, crate::search::cp_from_value(-0.4)),
+    ] {
+        let mut s = Session::new();
+        s.send(&format!("setoption name DrawValueBlack value {black}"));
+        s.send(&format!("setoption name DrawValueWhite value {white}"));
+        s.send("setoption name RootMateNodes value 0");
+        s.send("isready");
+        s.send(position);
+        s.send("go nodes 64 searchmoves 5i5h");
+        let b = s.wait_for("bestmove", 0);
+        assert_eq!(b, "bestmove 5i5h");
+        let last = s
+            .lines()
+            .into_iter()
+            .filter(|l| l.starts_with("info depth"))
+            .last()
+            .unwrap();
+        assert!(
+            last.contains(&format!("score cp {cp} ")),
+            "DrawValueBlack {black}: {last}"
+        );
+    }
+}
