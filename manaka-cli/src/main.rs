@@ -3,7 +3,9 @@
 //! Every subcommand lives in its own module under `cmd/`. Errors are `anyhow` errors with
 //! context; `main` prints them as one line on stderr and exits with status 2 (user error:
 //! bad flag, bad SFEN, bad shape, bad file). Scripts can trust: 0 = success, 2 = the input
-//! was refused, 1 = an internal failure (a bug — please report it).
+//! was refused, 1 = an internal failure (a bug — please report it): a panic, or an error
+//! marked `cmd::Internal`. Output cut short by its reader (`manaka eval … | head`) ends
+//! quietly with 0.
 
 mod cmd;
 use manaka_cli::engines;
@@ -60,6 +62,12 @@ fn started_as_usi_engine() -> bool {
 }
 
 fn main() -> ExitCode {
+    cmd::install_panic_hook();
+    // A panic anywhere below is an internal error (the hook has said which).
+    std::panic::catch_unwind(run).unwrap_or(ExitCode::from(cmd::EXIT_INTERNAL))
+}
+
+fn run() -> ExitCode {
     if started_as_usi_engine() && std::env::args_os().len() == 1 {
         return match cmd::usi::run(cmd::usi::Args {}) {
             Ok(()) => ExitCode::SUCCESS,

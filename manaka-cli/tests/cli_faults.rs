@@ -279,3 +279,25 @@ fn error_lines_repeat_only_an_excerpt_of_long_input() {
         assert!(l.len() < 300 && l.contains("x..."), "{l}");
     }
 }
+
+/// Issue 16, item 6: `manaka eval … | head` panicked on the broken pipe (exit 101 and a
+/// backtrace). A reader that has closed its end gets a quiet exit 0.
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    for args in [
+        &["eval", "--sfen", "startpos", "--top", "600"][..],
+        &["moves", "--sfen", "startpos"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_manaka"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before the first line
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

@@ -275,7 +275,7 @@ pub fn run(args: Args) -> Result<()> {
     }
 
     if journal.done() < total {
-        bail!("internal error: a position was not labelled");
+        return Err(super::Internal("a position was not labelled".into()).into());
     }
     let (written, skipped) = (journal.records, journal.skipped);
     journal.finish()?;
