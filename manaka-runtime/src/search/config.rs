@@ -111,6 +111,11 @@ pub struct SearchConfig {
     /// repetition in the tree a terminal leaf of that value (of its negation for the
     /// opponent), no longer a proven draw (docs/search.md, "Draw value").
     pub draw_value: f64,
+    /// The plies the game has left before a move limit draws it, counting the root's move
+    /// (USI `MaxMovesToDraw`; `None`: no limit). A leaf this many plies below the root or
+    /// deeper is a draw unless its side to move is mated, and the leaf mate check only
+    /// looks for mates delivered within the limit (docs/search.md, "Draw value").
+    pub plies_to_draw: Option<u32>,
     /// Evaluations kept in the transposition cache (0 disables it).
     pub cache_entries: usize,
     /// The tree stops growing (and the search ends) at this many bytes.
@@ -137,6 +142,7 @@ impl Default for SearchConfig {
             interior: InteriorRule::PLAY,
             multipv: 1,
             draw_value: 0.0,
+            plies_to_draw: None,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,
         }

@@ -21,13 +21,16 @@ use crate::mate;
 use crate::shogi::{Move, Position, Repetition};
 
 impl RootMark {
-    pub fn of(position: &Position, restricted: bool, draw_value: f64) -> RootMark {
+    pub fn of(position: &Position, restricted: bool, config: &SearchConfig) -> RootMark {
         RootMark {
+            draw_at: config
+                .plies_to_draw
+                .map(|k| position.history_len() + k as usize),
             start_key: position.key_at(0).unwrap_or(0),
             history_len: position.history_len(),
             key: position.key(),
             restricted,
-            draw_value,
+            draw_value: config.draw_value,
         }
     }
 }
@@ -71,12 +74,14 @@ pub(crate) enum LeafClass {
     Open { moves: Vec<Move> },
 }
 
-/// Classifies the position `pos` shows, a leaf never visited: repetition (from the game
-/// history plus the path), no legal move (mate: −1 for the side to move, SPEC §8), a
-/// possible entering-king declaration (+1 in one ply), then the leaf mate check within
-/// [`SearchConfig::leaf_mate_plies`] (the shortest mate first, so the length found is the
-/// length of the first mate). `pos` is left as it was.
-pub(crate) fn classify_leaf(pos: &mut Position, config: &SearchConfig) -> LeafClass {
+/// Classifies the position `pos` shows, a leaf never visited `depth` plies below the root:
+/// repetition (from the game history plus the path), no legal move (mate: −1 for the side
+/// to move, SPEC §8), the move limit ([`SearchConfig::plies_to_draw`]: a draw at or beyond
+/// it), a possible entering-king declaration (+1 in one ply), then the leaf mate check
+/// within [`SearchConfig::leaf_mate_plies`] and the plies the limit leaves (the shortest
+/// mate first, so the length found is the length of the first mate). `pos` is left as it
+/// was.
+pub(crate) fn classify_leaf(pos: &mut Position, config: &SearchConfig, depth: usize) -> LeafClass {
     let over = |value, plies| LeafClass::Over {
         value,
         plies,
@@ -94,11 +99,18 @@ pub(crate) fn classify_leaf(pos: &mut Position, config: &SearchConfig) -> LeafCl
     if moves.is_empty() {
         return over(-1, 0);
     }
+    // Plies left for the side to move here before the limit draws the game.
+    let left = config
+        .plies_to_draw
+        .map_or(u32::MAX, |k| k.saturating_sub(depth as u32));
+    if left == 0 {
+        return over(0, 0);
+    }
     if config.entering_king.is_some_and(|r| pos.can_declare_win(r)) {
         // The declaration is the side to move's last act: one ply.
         return over(1, 1);
     }
-    let mate = (1..=config.leaf_mate_plies)
+    let mate = (1..=config.leaf_mate_plies.min(left))
         .step_by(2)
         .find(|&p| mate::mate_within(pos, p, LEAF_MATE_NODES).is_some());
     match mate {
@@ -214,6 +226,8 @@ pub(crate) struct RootMark {
     pub restricted: bool,
     /// The draw value the tree's repetitions were valued with, for the root's side.
     pub draw_value: f64,
+    /// Where the move limit drew the game (plies from the history's start), if one did.
+    pub draw_at: Option<usize>,
 }
 
 impl SearchState {
@@ -568,7 +582,8 @@ impl SearchState {
 
     /// The scratch board shows the position after `parent`'s edge `edge`, never visited.
     fn new_leaf(&mut self, parent: NodeId, edge: usize, path: &mut Vec<NodeId>) -> DescentEnd {
-        let class = classify_leaf(&mut self.pos, &self.config);
+        // The leaf's depth is the parent's path length.
+        let class = classify_leaf(&mut self.pos, &self.config, path.len());
         let edges = match &class {
             LeafClass::Open { moves } => moves.len(),
             LeafClass::Over { .. } => 0,
@@ -659,6 +674,14 @@ impl SearchState {
         let Some(path) = position.moves_since(n) else {
             return false;
         };
+        // The same move limit, where it drew the game.
+        let draw_at = self
+            .config
+            .plies_to_draw
+            .map(|k| position.history_len() + k as usize);
+        if draw_at != mark.draw_at {
+            return false;
+        }
         // Repetitions valued with a draw value keep it only for the same value and side.
         if (mark.draw_value != 0.0 || self.config.draw_value != 0.0)
             && (mark.draw_value != self.config.draw_value || path.len() % 2 == 1)

@@ -219,7 +219,7 @@ impl GumbelSearch {
         state.pos = position.clone();
         let restricted = moves.len() < legal.len();
         let reused = state.config.reuse_tree && !restricted && state.reroot(position);
-        state.root_mark = Some(RootMark::of(position, restricted, state.config.draw_value));
+        state.root_mark = Some(RootMark::of(position, restricted, &state.config));
         if reused {
             // The subtree of this position, with its statistics (docs/search.md, "Tree
             // reuse"); noise and the schedule start afresh below.

@@ -365,7 +365,7 @@ fn evaluate(
         for &m in &leaf.moves {
             pos.do_move(m);
         }
-        match classify_leaf(pos, config) {
+        match classify_leaf(pos, config, leaf.path.len() - 1) {
             LeafClass::Over {
                 value,
                 plies,

@@ -524,3 +524,36 @@ fn a_tree_valued_with_a_draw_value_is_reused_only_for_the_same_side_and_value() 
         );
     }
 }
+
+#[test]
+fn a_move_limit_draws_the_leaves_beyond_it_and_bounds_the_mates() {
+    // Black mates in 3: with 3 plies left before the limit the mate counts, with 2 it
+    // cannot come in time and every line ends drawn by the limit.
+    let p = pos(MATE3);
+    for (k, threads, proof) in [
+        (3, 1, Proof::Win { plies: 3 }),
+        (2, 1, Proof::Draw),
+        (3, 2, Proof::Win { plies: 3 }),
+        (2, 2, Proof::Draw),
+    ] {
+        let config = SearchConfig {
+            plies_to_draw: Some(k),
+            max_depth: k as u16,
+            root_mate_nodes: 0,
+            ..SearchConfig::default()
+        };
+        let mut evaluators: Vec<Box<dyn Evaluator>> = (0..threads)
+            .map(|_| Box::new(MaterialEvaluator) as Box<dyn Evaluator>)
+            .collect();
+        let limits = SearchLimits::simulations(50_000);
+        let control = SearchControl::new(&limits);
+        let r = GumbelSearch::new(config).run_threads(
+            &p,
+            &mut evaluators,
+            &limits,
+            &control,
+            &mut |_| {},
+        );
+        assert_eq!(r.proof, Some(proof), "{k} plies left, {threads} threads");
+    }
+}

@@ -332,6 +332,8 @@ impl Engine {
         config.max_depth = plan.max_depth;
         // DrawValueBlack/White for the side the engine plays here, inside the search too.
         config.draw_value = self.options.draw_value(position.side_to_move());
+        // MaxMovesToDraw: leaves at the game's last ply are draws in the tree.
+        config.plies_to_draw = plan.scoring.plies_left;
         worker.search.set_config(config);
         let shared = Arc::new(Shared::new(
             &plan.limits,

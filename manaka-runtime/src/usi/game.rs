@@ -2,10 +2,11 @@
 //! USI level: the move limit (`MaxMovesToDraw`), resigning (`ResignValue`). docs/usi.md,
 //! "Draws, resigning and the move limit".
 //!
-//! The search itself knows nothing of the move limit or of a draw's value (it backs up a
-//! repetition as an even 0); these rules act around it: they decide the last two plies of a
-//! game exactly, cap the tree at the game's end, report proven results beyond the limit as
-//! the draw they are, and decide whether to resign.
+//! The search is given the draw value and the plies to the limit (`SearchConfig::draw_value`,
+//! `plies_to_draw`: repetitions and the game's end are draws in the tree); these rules act
+//! around it: they decide the last two plies of a game exactly, cap the tree at the game's
+//! end, report proven results beyond the limit as the draw they are, and decide whether to
+//! resign.
 
 use super::info::Scoring;
 use crate::search::{Proof, SearchResult};

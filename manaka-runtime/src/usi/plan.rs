@@ -1,6 +1,6 @@
 //! What one `go` searches and how its result is reported: the root moves (`searchmoves`),
 //! the move limit (`MaxMovesToDraw`: the last two plies decided exactly, the tree capped at
-//! the game's end), the depth cap, the simulation budget and the clock (time.rs).
+//! the game's end, where its leaves are draws), the depth cap, the simulation budget and the clock (time.rs).
 
 use super::command::GoParams;
 use super::game::{self, LastPlies};
