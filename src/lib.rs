@@ -48,3 +48,7 @@ pub use manaka_shapes as shapes;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/evaluator.md")]
 pub struct EvaluatorGuide;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryGuide;
