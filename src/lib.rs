@@ -32,7 +32,7 @@
 //! - [`kernels`] (`manaka-kernels`): const-size SIMD building blocks (scalar, AVX2,
 //!   AVX-512) and the CUDA templates.
 //! - [`runtime`] (`manaka-runtime`): rules, token spaces, weights, the [`prelude::Network`]
-//!   trait and the reference evaluator, search, USI, self-play, training; [`app`] runs a
+//!   trait and the reference evaluator, search, USI, self-play, training; [`app`](mod@app) runs a
 //!   compiled engine as a program.
 //! - [`prelude`]: what a user's crate needs, in one `use`.
 

@@ -4,7 +4,7 @@
 //!   entering-king declaration, mate-in-one. Knows nothing of networks.
 //! - [`tokens`]: token spaces (native, KP, HalfKP) and move deltas (SPEC §3).
 //! - [`labels`]: dlshogi's policy move labels (SPEC §5).
-//! - [`reference`]: the reference evaluator, the oracle for every fast path (SPEC §4–6).
+//! - [`reference`](mod@reference): the reference evaluator, the oracle for every fast path (SPEC §4–6).
 //! - [`weights`]: MNW1 version 5 weight files (SPEC §7): mapped reader, atomic streaming
 //!   writer, reproducible random initialisation; [`weights::TensorSource`] for every reader.
 //! - [`network`]: the [`network::Network`] trait compiled engines implement, and its

@@ -10,7 +10,7 @@
 //! then           pieces in hand, Black's first, one hand code per piece, up to bit 256
 //! ```
 //!
-//! with every field written least-significant bit first ([`super::bits`]). The codes differ:
+//! with every field written least-significant bit first (`data::bits`). The codes differ:
 //!
 //! - HCP uses Apery's tables (`HuffmanCodedPos::boardCodeTable` / `handCodeTable` in Apery's
 //!   and cshogi's `position.cpp`), copied below as facts: a 0 bit for an empty square, 4 bits

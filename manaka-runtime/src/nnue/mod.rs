@@ -4,7 +4,7 @@
 //! - [`arch`]: the architectures (`halfkp_256x2-32-32`, `kp_256x2-32-32`, …), their hashes,
 //!   architecture strings and byte layout, and which Manaka shapes they are.
 //! - [`quant`]: SPEC §6's float network ⇄ YaneuraOu's integers ([`IntWeights`]).
-//! - [`file`]: reading and writing nn.bin.
+//! - [`file`](mod@file): reading and writing nn.bin.
 //! - [`IntNet`]: the integer engine of any `nnue` shape, a [`crate::network::Network`];
 //!   `manaka_net!` names it `IntEngine` in every `nnue` shape's module.
 //!

@@ -25,7 +25,7 @@
 //! both drivers share, the interior rule — PUCT for play, mctx's for self-play —, the leaf mate
 //! check, tree reuse and recycling), [`proof`] (proven bounds: score-bounded MCTS),
 //! [`limits`] (budget, clock, stop, `searchmoves`), [`cache`] (evaluations by position key),
-//! [`bench`] (throughput for `manaka bench`). The root mate search calls [`crate::mate`].
+//! [`bench`](mod@bench) (throughput for `manaka bench`). The root mate search calls [`crate::mate`].
 //!
 //! Exact rules, before and around the network: at the root, no legal move is a loss
 //! (`NoLegalMoves`), a possible entering-king declaration wins (`DeclareWin`, under

@@ -2,7 +2,7 @@
 //! data, on the CPU (`manaka train`; docs/training.md).
 //!
 //! - [`model`]: the network's tensors (the shape's table, SPEC §7) as trainable vectors.
-//! - [`forward`]: SPEC §4–6 exactly as the reference evaluator computes them, keeping what
+//! - [`forward`](mod@forward): SPEC §4–6 exactly as the reference evaluator computes them, keeping what
 //!   the backward pass needs; [`backward`]: the hand-derived gradients of every block.
 //! - [`loss`]: value cross-entropy against a teacher/result blend, policy cross-entropy over
 //!   the legal moves; [`Example`], one position with its targets.
