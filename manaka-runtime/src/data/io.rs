@@ -109,6 +109,48 @@ pub fn read_bounded(file: File, len: u64, limit: u64, what: &str) -> io::Result<
     Ok(bytes)
 }
 
+/// Removes the temporary files that writers of `target` killed before they finished left
+/// beside it: `NAME.tmp-PID` (weights and nn.bin writers) and `.NAME.tmp-PID-N`
+/// ([`AtomicFile`]), for every PID that is not a running process. Called before each new
+/// write of `target`, so a killed `weights init` costs its disk space only until the next
+/// write. Best effort, and only where running processes can be listed (`/proc`): a temporary
+/// file of a live process, this one included, is never touched.
+pub fn remove_stale_temps(target: &Path) {
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let own = std::process::id().to_string();
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let pid = if let Some(pid) = file.strip_prefix(&format!("{name}.tmp-")) {
+            Some(pid)
+        } else {
+            file.strip_prefix(&format!(".{name}.tmp-"))
+                .and_then(|rest| rest.split_once('-'))
+                .filter(|(_, n)| digits(n))
+                .map(|(pid, _)| pid)
+        };
+        let Some(pid) = pid.filter(|p| digits(p) && *p != own) else {
+            continue;
+        };
+        if !proc.join(pid).exists() && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// The most characters of outside input an error message repeats.
 pub const ECHO_CHARS: usize = 80;
 
@@ -192,6 +234,7 @@ impl AtomicFile {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        remove_stale_temps(&target);
         // Unique per process and per call, so concurrent writers never share a temporary.
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
@@ -417,6 +460,72 @@ mod tests {
         let bare = shorten_echoes(&format!("moves {long}"));
         assert_eq!(bare.chars().count(), 10 * ECHO_CHARS + 3);
         assert!(bare.ends_with("..."));
+    }
+
+    /// A PID that is surely not running: a child that has exited and been reaped.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    /// Issue 16, item 6: a killed `weights init` left `.tmp-PID` files (up to 183 MB) that
+    /// nothing removed. The next write of the same target removes those of dead processes,
+    /// for every writer, and leaves live processes' and other files alone.
+    #[test]
+    fn the_next_write_removes_temporaries_of_killed_writers() {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let dead = dead_pid();
+        let own = std::process::id();
+        let shape = manaka_shapes::Shape::parse("pair0_d8_o2_h16").unwrap();
+        let weights = crate::weights::init::random_weights(&shape, 1);
+        let kp = manaka_shapes::Shape::parse("pair0_d256_o1_h32_h232_kp_nnue").unwrap();
+        let (ints, _) =
+            crate::nnue::IntWeights::quantise(&crate::weights::init::random_weights(&kp, 1))
+                .unwrap();
+        type Write<'a> = Box<dyn Fn(&Path) + 'a>;
+        let writers: [(&str, Write); 3] = [
+            (
+                "w.mnw",
+                Box::new(|p| {
+                    crate::weights::write_file(p, &weights).unwrap();
+                }),
+            ),
+            (
+                "nn.bin",
+                Box::new(|p| {
+                    crate::nnue::file::write(p, &ints).unwrap();
+                }),
+            ),
+            ("x.hcpe", Box::new(|p| write_atomic(p, b"data").unwrap())),
+        ];
+        for (name, write) in writers {
+            let stale = [
+                format!("{name}.tmp-{dead}"),
+                format!(".{name}.tmp-{dead}-3"),
+            ];
+            let kept = [
+                format!(".{name}.tmp-{own}-999"), // this process: a writer at work
+                format!("{name}.tmp-1"),          // init: always running
+                format!("other.mnw.tmp-{dead}"),
+                format!("{name}.tmp-{dead}.bak"),
+            ];
+            for f in stale.iter().chain(&kept) {
+                fs::write(dir.path().join(f), b"partial").unwrap();
+            }
+            write(&dir.path().join(name));
+            for f in &stale {
+                assert!(!dir.path().join(f).exists(), "{f} left behind");
+            }
+            for f in &kept {
+                assert!(dir.path().join(f).exists(), "{f} removed");
+                fs::remove_file(dir.path().join(f)).unwrap();
+            }
+        }
     }
 
     /// `read_bounded` refuses a file over its bound and reads no more than the length given.

@@ -90,6 +90,8 @@ pub fn write(path: &Path, weights: &IntWeights) -> Result<u64, NnueError> {
         path: path.to_path_buf(),
         source,
     };
+    // Temporaries of writers killed before they finished go first.
+    crate::data::io::remove_stale_temps(path);
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp-{}", std::process::id()));
     let tmp = path.with_file_name(name);

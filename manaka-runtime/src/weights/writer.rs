@@ -200,6 +200,8 @@ impl WeightWriter {
                 path: path.to_path_buf(),
             });
         };
+        // Temporaries of writers killed before they finished go first.
+        crate::data::io::remove_stale_temps(path);
         let mut tmp_name = file_name.to_os_string();
         tmp_name.push(format!(".tmp-{}", std::process::id()));
         let tmp_path = path.with_file_name(tmp_name);
