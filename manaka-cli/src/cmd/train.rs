@@ -26,7 +26,9 @@ use std::time::{Duration, Instant};
 /// atomically every --checkpoint-every, after every epoch and at the end; the validation loss
 /// is computed at each. `--resume` continues the run from them, e.g. with a larger --epochs or
 /// another --time-limit; an interrupted and resumed run gives the same weights as an
-/// uninterrupted one with the same --threads.
+/// uninterrupted one with the same --threads, wherever it was killed (a checkpoint is one step:
+/// OUT.state.next stands in for OUT.state after a kill between the two renames). A run that has
+/// completed its --epochs says it is finished and writes nothing.
 ///
 /// Progress goes to stderr (every --report-every), and with --log as JSON lines; the final
 /// summary goes to stdout (--json: one JSON object).
