@@ -1,10 +1,36 @@
-//! The Manaka runtime: everything a compiled network engine needs around it.
+//! The Manaka runtime: everything a compiled network engine needs around it — rules, token
+//! spaces, weight files, the evaluator boundary, search, USI, self-play and training.
+//!
+//! One idea runs through it: a network shape is a type. `manaka_net!` turns a shape string
+//! into an engine whose every dimension is a constant ([`fixed::FixedNet`]); everything here
+//! drives any such engine through one trait ([`network::Network`]), and the search sees even
+//! less: an [`eval::Evaluator`] that answers a batch of leaves with values and policy logits.
+//! The slow, shape-generic [`reference`](mod@reference) evaluator is the oracle every fast
+//! path is tested against.
+//!
+//! # Data flow
+//!
+//! ```text
+//! SFEN / USI moves ─▶ Position ──do_move──▶ MoveEffect ─▶ token deltas per perspective
+//!                      (shogi)                             (tokens)
+//!                         Network::update: accumulators  (fixed | reference | nnue)
+//!                         Network head: value, policy logits
+//!                         Evaluator (CPU incremental | CPU batch | CUDA batch)   (eval, network)
+//!                         Gumbel search ─▶ best move, improved policy           (search, mate)
+//!                         USI loop / self-play / bench / training               (usi, data, train)
+//! ```
+//!
+//! Rules know nothing of networks, the search nothing of shapes or devices, and the tensor
+//! table lives once, in `manaka-shapes`.
+//!
+//! # Modules
 //!
 //! - [`shogi`]: rules — bitboards, legal move generation, SFEN/USI, hashing, repetition,
 //!   entering-king declaration, mate-in-one. Knows nothing of networks.
 //! - [`tokens`]: token spaces (native, KP, HalfKP) and move deltas (SPEC §3).
 //! - [`labels`]: dlshogi's policy move labels (SPEC §5).
-//! - [`reference`](mod@reference): the reference evaluator, the oracle for every fast path (SPEC §4–6).
+//! - [`reference`](mod@reference): the reference evaluator, the oracle for every fast path
+//!   (SPEC §4–6).
 //! - [`weights`]: MNW1 version 5 weight files (SPEC §7): mapped reader, atomic streaming
 //!   writer, reproducible random initialisation; [`weights::TensorSource`] for every reader.
 //! - [`network`]: the [`network::Network`] trait compiled engines implement, and its
@@ -12,18 +38,30 @@
 //! - [`fixed`]: the fixed-size engine every `manaka_net!` expansion instantiates.
 //! - [`nnue`]: YaneuraOu's nn.bin both ways, and the integer engine of `nnue` shapes.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
-//! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential and batched.
+//! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential, batched and multithreaded.
 //! - [`mate`]: the df-pn mate solver (forced mates by continuous checks) and a small
 //!   fixed-depth mate check for search leaves (docs/mate.md).
 //! - [`usi`]: the USI protocol loop, generic over an evaluator factory.
+//! - [`app`]: a compiled engine as a program — USI engine, search, self-play, benchmark in
+//!   one call each ([`app::App`]; docs/library.md).
 //! - [`train`]: the trainer — hand-derived backward pass for every block, lazy Adam, data
 //!   loading, checkpoints and resumption (`manaka train`).
 //! - `cuda` (feature `cuda`): the CUDA batch evaluator — shape-specialised kernels compiled
 //!   by NVRTC, weights uploaded once, whole batches of leaves per call (docs/gpu.md).
-//! - [`app`]: a compiled engine as a program — USI engine, search, self-play, benchmark in
-//!   one call each ([`app::App`]; docs/library.md).
 //! - [`data`]: training data — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue — readers,
-//!   writers, a USI client for labelling, random positions.
+//!   writers, self-play, a USI client for labelling, random positions.
+//!
+//! ```
+//! use manaka_runtime::eval::MaterialEvaluator;
+//! use manaka_runtime::search::{GumbelSearch, SearchConfig, SearchLimits};
+//! use manaka_runtime::shogi::Position;
+//!
+//! let mut pos = Position::startpos();
+//! pos.do_move(pos.parse_usi_move("7g7f").unwrap());
+//! let mut search = GumbelSearch::new(SearchConfig::default());
+//! let result = search.run(&pos, &mut MaterialEvaluator, &SearchLimits::simulations(32));
+//! assert!(pos.is_legal(result.best_move.unwrap()));
+//! ```
 
 pub mod app;
 #[cfg(feature = "cuda")]

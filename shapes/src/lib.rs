@@ -7,6 +7,18 @@
 //!
 //! It has no dependencies, because it runs in two places that must agree exactly: inside the
 //! `manaka_net!` proc macro at compile time, and inside the runtime when a weight file is read.
+//! It is the one tensor table of the project: the MNW1 writer and reader, the reference
+//! evaluator, the macro, the CUDA templates and the trainer all read [`Shape::tensors`], and
+//! nobody keeps a second copy of it.
+//!
+//! - [`Shape`]: a parsed shape — its fields, [`Shape::parse`] / `FromStr`, `Display` (the
+//!   canonical name), sizes ([`Shape::param_count`], [`Shape::bytes`],
+//!   [`Shape::input_width`]) and its head-input [`Block`]s.
+//! - [`ShapeError`]: why a name is refused, one variant per rule, with
+//!   [`ShapeError::suggestion`] (the spelling probably meant).
+//! - [`TensorSpec`]: one tensor of the table (name, dimensions), in file order.
+//!
+//! The grammar and the size formulas are in docs/shapes.md (SPEC §2, §7).
 //!
 //! ```
 //! use manaka_shapes::Shape;
