@@ -1,0 +1,149 @@
+//! The library API a user's crate sees (docs/library.md): the generated engine is named after
+//! its module and shape, and `App` loads weights for every `EvalFile` value as `manaka usi`
+//! does, runs the USI protocol, and searches.
+
+use manaka::prelude::*;
+use manaka::runtime::usi::network::DEFAULT_SHAPE;
+use manaka::runtime::weights::{init, write_file};
+use std::path::PathBuf;
+
+manaka_net!(Tiny = "pair0_d8_o1_h8");
+manaka_net!("pair0_d8_o1_h16");
+manaka_net!(Trained = "pair0_d128_o2_h256_kp");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("library-api");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{name}-{}", std::process::id()))
+}
+
+/// Errors and `Debug` show `Tiny::Engine` and the shape, not `FixedNet<8, 1, …>`.
+#[test]
+fn the_engine_type_is_named_after_its_module_and_shape() {
+    let name = std::any::type_name::<Tiny::Engine>();
+    assert!(name.ends_with("Tiny::Engine"), "{name}");
+    assert!(!name.contains("FixedNet"), "{name}");
+    let engine = Tiny::app().random_weights(3).network().unwrap();
+    let debug = format!("{engine:?}");
+    assert!(debug.starts_with("Engine<pair0_d8_o1_h8>("), "{debug}");
+    assert_eq!(<Tiny::Engine as CompiledNetwork>::SHAPE, "pair0_d8_o1_h8");
+    assert!(std::any::type_name::<pair0_d8_o1_h16::Engine>().ends_with("pair0_d8_o1_h16::Engine"));
+}
+
+/// `EvalFile` as in `manaka usi`: empty runs the app's default (random weights of the shape
+/// unless chosen), `builtin:material` the material evaluator, a file of the shape the
+/// compiled engine, a file of another shape the reference evaluator, a missing file an error
+/// naming it.
+#[test]
+fn eval_file_values_load_as_in_manaka_usi() {
+    let app = Tiny::app();
+    let unset = app.load("").unwrap().description;
+    assert!(
+        unset.contains("random weights (seed 1) of shape pair0_d8_o1_h8")
+            && unset.contains("compiled"),
+        "{unset}"
+    );
+    let material = app.load("builtin:material").unwrap().description;
+    assert!(material.contains("material"), "{material}");
+
+    let own = scratch("own.mnw");
+    write_file(&own, &init::random_weights(&Tiny::shape(), 5)).unwrap();
+    let loaded = app.load(own.to_str().unwrap()).unwrap().description;
+    assert!(
+        loaded.contains("compiled") && loaded.contains(own.to_str().unwrap()),
+        "{loaded}"
+    );
+
+    let other = scratch("other.mnw");
+    write_file(&other, &init::random_weights(&pair0_d8_o1_h16::shape(), 5)).unwrap();
+    let reference = app.load(other.to_str().unwrap()).unwrap().description;
+    assert!(reference.contains("reference evaluator"), "{reference}");
+
+    let missing = app.load("/no/such/file.mnw").err().unwrap().to_string();
+    assert!(missing.contains("/no/such/file.mnw"), "{missing}");
+
+    // Chosen defaults: a file (its description says it is the default), embedded bytes.
+    let by_file = Tiny::app().weights(&own).load("").unwrap().description;
+    assert!(
+        by_file.starts_with("EvalFile not set: default") && by_file.contains("compiled"),
+        "{by_file}"
+    );
+    let bytes: &'static [u8] = Box::leak(std::fs::read(&own).unwrap().into_boxed_slice());
+    let embedded = Tiny::app().embedded(bytes).load("").unwrap().description;
+    assert!(
+        embedded.contains("embedded weights") && embedded.contains("compiled"),
+        "{embedded}"
+    );
+    let wrong: &'static [u8] = Box::leak(std::fs::read(&other).unwrap().into_boxed_slice());
+    let refused = Tiny::app()
+        .embedded(wrong)
+        .network()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(refused.contains("pair0_d8_o1_h16"), "{refused}");
+
+    // The shape of the binary's embedded network plays that network by default.
+    assert_eq!(<Trained::Engine as CompiledNetwork>::SHAPE, DEFAULT_SHAPE);
+    let trained = Trained::app().load("").unwrap().description;
+    assert!(
+        trained.contains("embedded default") && trained.contains("compiled"),
+        "{trained}"
+    );
+    for f in [own, other] {
+        std::fs::remove_file(f).unwrap();
+    }
+}
+
+/// The USI program on a script: the engine's network is announced at `isready` and `go`
+/// answers a legal move.
+#[test]
+fn run_usi_on_answers_a_script() {
+    let script = "usi\nisready\nposition startpos moves 7g7f\ngo nodes 32\nquit\n";
+    let out = manaka::runtime::usi::SharedBuffer::default();
+    Tiny::app()
+        .run_usi_on(script.as_bytes(), Box::new(out.clone()))
+        .unwrap();
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    assert!(text.contains("usiok") && text.contains("readyok"), "{text}");
+    assert!(
+        text.contains("info string EvalFile not set: random weights"),
+        "{text}"
+    );
+    let best = text
+        .lines()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .unwrap();
+    let mut pos = Position::startpos();
+    pos.do_move(pos.parse_usi_move("7g7f").unwrap());
+    assert!(
+        pos.parse_usi_move(best.split_whitespace().next().unwrap())
+            .is_ok(),
+        "{text}"
+    );
+}
+
+/// One search on the default weights, and a searcher along a few moves.
+#[test]
+fn search_and_searcher_play_legal_moves() {
+    let app = Tiny::app().random_weights(2);
+    let result = app
+        .search(&Position::startpos(), &SearchLimits::simulations(16))
+        .unwrap();
+    assert!(Position::startpos().is_legal(result.best_move.unwrap()));
+    let mut searcher = app.searcher(SearchConfig::default()).unwrap();
+    assert!(
+        searcher.description().contains("seed 2"),
+        "{}",
+        searcher.description()
+    );
+    let mut pos = Position::startpos();
+    for _ in 0..4 {
+        let m = searcher
+            .run(&pos, &SearchLimits::simulations(16))
+            .best_move
+            .unwrap();
+        assert!(pos.is_legal(m));
+        pos.do_move(m);
+    }
+}
