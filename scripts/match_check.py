@@ -285,7 +285,15 @@ def analyze_log(path, margin_ms, stop_limit_ms, ready_limit_ms=60000):
     res = {"illegal": [], "time_losses": [], "protocol_errors": [], "warnings": [],
            "manaka_moves": 0, "ponder_starts": 0, "ponderhits": 0, "ponder_stops": 0,
            "max_move_ms": 0.0, "moves_over_byoyomi": 0, "reused_searches": 0, "searches": 0,
-           "reused_visits": 0, "lines": 0}
+           "reused_visits": 0, "lines": 0,
+           # answer times: n, total and max ms of bestmove after `go`, after `ponderhit`, after `stop`
+           "answer_ms": {k: {"n": 0, "sum": 0.0, "max": 0.0} for k in ("go", "ponderhit", "stop")}}
+
+    def timing(kind, ms):
+        a = res["answer_ms"][kind]
+        a["n"] += 1
+        a["sum"] = round(a["sum"] + ms, 1)
+        a["max"] = max(a["max"], round(ms, 1))
 
     def err(kind, t, line, why=""):
         res["protocol_errors"].append({"kind": kind, "t_ms": round(t, 1), "line": line, "why": why})
@@ -401,8 +409,10 @@ def analyze_log(path, margin_ms, stop_limit_ms, ready_limit_ms=60000):
                 if s["ponder"] and s["stopped"] is None:
                     err("bestmove during go ponder", t, line,
                         "answered `%s` before stop/ponderhit (the runner would take it as the move of the wrong side)" % s["go"])
+                    continue
                 if s["stopped"] is not None and (s["ponder"] or s["start"] is None):
                     # the answer to `stop` of a ponder search: the GUI discards it, but it must come
+                    timing("stop", t - s["stopped"])
                     if t - s["stopped"] > stop_limit_ms:
                         err("slow stop", t, line, "%.0f ms after stop" % (t - s["stopped"]))
                     if mv not in ("resign", "win"):
@@ -416,6 +426,7 @@ def analyze_log(path, margin_ms, stop_limit_ms, ready_limit_ms=60000):
                 res["manaka_moves"] += 1
                 if s["start"] is not None:
                     el = t - s["start"]
+                    timing("go" if s["start"] == s["t"] else "ponderhit", el)
                     res["max_move_ms"] = max(res["max_move_ms"], round(el, 1))
                     if s["allowed"] is not None:
                         if el > s["allowed"]:
@@ -678,7 +689,10 @@ def play_shogiarena(args, gdir, wrapper, manaka_black, opening, ours, fairy_opts
 
 def main():
     if "--proxy" in sys.argv[1:2]:
-        return run_proxy(sys.argv[1:])
+        code = run_proxy(sys.argv[1:])
+        # The stdin thread may still hold its lock: leave without the interpreter's shutdown.
+        sys.stdout.flush()
+        os._exit(code)
     if sys.argv[1:2] == ["--cshogi-child"]:
         return cshogi_child(sys.argv[2])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -812,7 +826,7 @@ def game_line(g):
 
 def summarize(games, setup):
     keep = ("game", "manaka_color", "opening", "result", "reason", "plies", "manaka_moves", "ponder_starts",
-            "ponderhits", "ponder_stops", "max_move_ms", "moves_over_byoyomi", "searches", "reused_searches",
+            "ponderhits", "ponder_stops", "max_move_ms", "moves_over_byoyomi", "searches", "reused_searches", "answer_ms",
             "reused_visits", "seconds", "runner_verdict", "illegal", "time_losses", "protocol_errors")
     per = [{k: g.get(k) for k in keep} | {"warnings": len(g.get("warnings", []))} for g in games]
     res = [g.get("result") for g in games]
@@ -830,6 +844,11 @@ def summarize(games, setup):
         "ponder_starts": sum(g["ponder_starts"] for g in games),
         "max_move_ms": max([g["max_move_ms"] for g in games] or [0]),
         "moves_over_byoyomi": sum(g["moves_over_byoyomi"] for g in games),
+        "answer_ms": {k: {"n": sum(g["answer_ms"][k]["n"] for g in games),
+                          "mean": round(sum(g["answer_ms"][k]["sum"] for g in games)
+                                        / max(1, sum(g["answer_ms"][k]["n"] for g in games)), 1),
+                          "max": max([g["answer_ms"][k]["max"] for g in games] or [0])}
+                      for k in ("go", "ponderhit", "stop")},
         "searches_with_reuse": sum(g["reused_searches"] for g in games),
         "searches": sum(g["searches"] for g in games),
         "per_game": per,
@@ -844,10 +863,12 @@ def human(s):
         out.append(game_line(g))
     r = s["results"]
     out.append("%d games: Manaka +%d =%d -%d%s; %d moves, %d ponder searches, %d ponderhits, %d of %d searches "
-               "reused a tree; slowest move %.0f ms (%d over the byoyomi)" % (
+               "(search summaries) carried visits over by tree reuse; slowest move %.0f ms (%d over the byoyomi)" % (
                    s["games"], r["wins"], r["draws"], r["losses"],
                    " (%d unknown)" % r["unknown"] if r["unknown"] else "", s["manaka_moves"], s["ponder_starts"],
                    s["ponderhits"], s["searches_with_reuse"], s["searches"], s["max_move_ms"], s["moves_over_byoyomi"]))
+    out.append("bestmove after: " + ", ".join("%s %d× mean %.0f ms max %.0f ms" % (k, v["n"], v["mean"], v["max"])
+                                              for k, v in s["answer_ms"].items()))
     out.append("illegal moves %d, time losses %d, protocol errors %d (warnings %d)" % (
         s["illegal"], s["time_losses"], s["protocol_errors"], s["warnings"]))
     for g in s["per_game"]:
