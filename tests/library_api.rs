@@ -147,3 +147,40 @@ fn search_and_searcher_play_legal_moves() {
         pos.do_move(m);
     }
 }
+
+manaka_net!(Nnue = "pair0_d8_o1_h8_kp_nnue");
+
+/// USI `Backend integer`: an `nnue` shape runs its integer engine, any other shape its float
+/// engine, saying why.
+#[test]
+fn backend_integer_runs_the_integer_engine_of_nnue_shapes() {
+    let script = "usi\nsetoption name Backend value integer\nisready\ngo nodes 16\nquit\n";
+    let run = |app_output: &dyn Fn(manaka::runtime::usi::SharedBuffer)| {
+        let out = manaka::runtime::usi::SharedBuffer::default();
+        app_output(out.clone());
+        String::from_utf8(out.0.lock().unwrap().clone()).unwrap()
+    };
+    let nnue = run(&|out| {
+        Nnue::app()
+            .run_usi_on(script.as_bytes(), Box::new(out))
+            .unwrap()
+    });
+    let loaded = nnue
+        .lines()
+        .find(|l| l.contains("random weights"))
+        .unwrap_or("");
+    assert!(
+        loaded.contains("integer") && !loaded.contains("float engine"),
+        "{nnue}"
+    );
+    assert!(nnue.contains("bestmove "), "{nnue}");
+    let tiny = run(&|out| {
+        Tiny::app()
+            .run_usi_on(script.as_bytes(), Box::new(out))
+            .unwrap()
+    });
+    assert!(
+        tiny.contains("has no integer engine") && tiny.contains("compiled"),
+        "{tiny}"
+    );
+}

@@ -135,6 +135,23 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             }
         }
     });
+    let int_factory = shape.nnue.then(|| {
+        quote! {
+            fn integer_factory(
+                source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
+            ) -> ::std::option::Option<::std::result::Result<
+                ::std::sync::Arc<dyn ::manaka::runtime::eval::EvaluatorFactory>,
+                ::manaka::runtime::app::Error,
+            >> {
+                ::std::option::Option::Some(match int_from_source(source) {
+                    ::std::result::Result::Ok(engine) => ::std::result::Result::Ok(::std::sync::Arc::new(
+                        ::manaka::runtime::network::NetworkFactory(::std::sync::Arc::new(engine)),
+                    )),
+                    ::std::result::Result::Err(e) => ::std::result::Result::Err(e.into()),
+                })
+            }
+        }
+    });
     Ok(quote! {
         #[doc = #doc]
         #allow
@@ -283,6 +300,8 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
                 ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
                     Engine::new(SHAPE, source)
                 }
+
+                #int_factory
             }
 
             /// The shape, parsed.

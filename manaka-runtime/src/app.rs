@@ -23,7 +23,10 @@
 //! embedded default network, that network); `builtin:material` the material evaluator; a
 //! weight file of the engine's shape the compiled engine; a file of any other shape (or a
 //! YaneuraOu nn.bin) the reference evaluator, slowly, as the description printed at
-//! `isready` says.
+//! `isready` says. `Backend integer` runs the integer engine of an `nnue` shape
+//! ([`App::load_integer`]). One difference remains: `Backend cuda` with no `EvalFile` uploads
+//! the `manaka` binary's embedded default network, not the app's default weights (set
+//! `EvalFile` to run your weights on a GPU).
 
 use crate::data::selfplay::{self, GameSettings, Progress, SelfplayConfig};
 use crate::eval::{Evaluator, EvaluatorFactory};
@@ -61,6 +64,14 @@ pub trait CompiledNetwork: Network + Sized {
     /// The engine on an MNW1 file, memory-mapped and verified.
     fn open(path: &Path) -> Result<Self, FixedNetError> {
         Self::from_source(Arc::new(WeightFile::open(path)?))
+    }
+
+    /// Evaluators of the integer engine on `source` (YaneuraOu's arithmetic, USI
+    /// `Backend integer`; docs/nnue.md): `manaka_net!` gives one to `nnue` shapes, `None`
+    /// for the others.
+    fn integer_factory(source: Source) -> Option<Result<Arc<dyn EvaluatorFactory>, Error>> {
+        let _ = source;
+        None
     }
 }
 
@@ -154,9 +165,7 @@ impl<N: CompiledNetwork> App<N> {
         if let DefaultWeights::File(path) = &self.default {
             // Through the USI loader, so that a default file of another shape (the
             // reference evaluator) or an nn.bin runs as it would as EvalFile.
-            let path = path.to_str().ok_or_else(|| {
-                format!("the default weights' path {} is not UTF-8", path.display())
-            })?;
+            let path = utf8(path)?;
             let mut network = usi_network::resolve_with(path, &hook)?;
             network.description = format!("EvalFile not set: default {}", network.description);
             return Ok(network);
@@ -174,6 +183,53 @@ impl<N: CompiledNetwork> App<N> {
     pub fn loader(&self) -> Loader {
         let app = self.clone();
         Box::new(move |eval_file| app.load(eval_file))
+    }
+
+    /// The network for an `EvalFile` value under `Backend integer`: the integer engine of
+    /// `N` when its shape has one ([`CompiledNetwork::integer_factory`]) and the weights are
+    /// of that shape, else what [`App::load`] runs, the description saying why.
+    pub fn load_integer(&self, eval_file: &str) -> Result<LoadedNetwork, Error> {
+        let integer = |source: Source| {
+            (source.shape().to_string() == N::SHAPE)
+                .then(|| N::integer_factory(source))
+                .flatten()
+        };
+        let float =
+            |source: Source| (source.shape().to_string() == N::SHAPE).then(|| factory::<N>(source));
+        if !matches!(eval_file.trim(), "" | "<empty>") {
+            return usi_network::resolve_integer(eval_file, &integer, &float);
+        }
+        if let DefaultWeights::File(path) = &self.default {
+            let path = utf8(path)?;
+            let mut network = usi_network::resolve_integer(path, &integer, &float)?;
+            network.description = format!("EvalFile not set: default {}", network.description);
+            return Ok(network);
+        }
+        let (source, origin) = self.default_source()?;
+        let (factory, why) = match integer(source.clone()) {
+            Some(factory) => (factory?, String::new()),
+            None => (
+                factory::<N>(source)?,
+                format!(
+                    "Backend integer: shape {} has no integer engine (only nnue shapes have \
+                     one); running the float engine. ",
+                    N::SHAPE
+                ),
+            ),
+        };
+        let description = format!("{why}{origin}, {}", factory.name());
+        Ok(LoadedNetwork {
+            factory,
+            description,
+        })
+    }
+
+    /// The USI engine (options, position, search thread) on `output`, loading networks as
+    /// [`App::load`] and [`App::load_integer`] say.
+    pub fn usi_engine(&self, output: Box<dyn Write + Send>) -> usi::Engine {
+        let app = self.clone();
+        usi::Engine::new(usi::Output::new(output), self.loader())
+            .with_integer_loader(Box::new(move |eval_file| app.load_integer(eval_file)))
     }
 
     /// The default weights and where they come from (for `info string`).
@@ -221,7 +277,8 @@ impl<N: CompiledNetwork> App<N> {
                 ExitCode::from(2)
             };
         }
-        match usi::run_stdio(self.loader()) {
+        let engine = self.usi_engine(Box::new(io::stdout()));
+        match usi::run_engine(io::stdin().lock(), engine) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: USI input/output failed: {e}");
@@ -233,7 +290,7 @@ impl<N: CompiledNetwork> App<N> {
     /// Runs the USI protocol on `input` until `quit` or its end, answering on `output`
     /// (tests, an engine inside another program).
     pub fn run_usi_on(&self, input: impl BufRead, output: Box<dyn Write + Send>) -> io::Result<()> {
-        usi::run(input, output, self.loader())
+        usi::run_engine(input, self.usi_engine(output))
     }
 
     /// A reusable search on the default weights (it keeps its tree and cache between calls,
@@ -298,6 +355,13 @@ impl<N: CompiledNetwork> App<N> {
 /// reading the same weights).
 fn factory<N: CompiledNetwork>(source: Source) -> Result<Arc<dyn EvaluatorFactory>, Error> {
     Ok(Arc::new(NetworkFactory(Arc::new(N::from_source(source)?))))
+}
+
+/// `path` as the text of an `EvalFile` value.
+fn utf8(path: &Path) -> Result<&str, Error> {
+    Ok(path
+        .to_str()
+        .ok_or_else(|| format!("the default weights' path {} is not UTF-8", path.display()))?)
 }
 
 fn random(shape: &str, seed: u64) -> Result<(Source, String), Error> {
