@@ -1,5 +1,5 @@
 //! A compiled shape as a program: one call runs it as a USI engine, searches a position with
-//! it, plays self-play games or benchmarks it — what the `manaka` binary does, for an engine
+//! it, plays self-play games, trains on them or benchmarks it — what the `manaka` binary does, for an engine
 //! declared in a user's own crate with `manaka_net!` (docs/library.md).
 //!
 //! Every `manaka_net!` engine implements [`CompiledNetwork`]: a [`Network`] that knows its
@@ -35,6 +35,7 @@ use crate::network::{Network, NetworkFactory};
 use crate::search::bench::BenchReport;
 use crate::search::{GumbelSearch, SearchConfig, SearchLimits, SearchResult};
 use crate::shogi::{EnteringKingRule, Position};
+use crate::train::{self, DataFormat, Dataset, Summary, TrainConfig};
 use crate::usi::network::{self as usi_network, DEFAULT_SHAPE, LoadedNetwork};
 use crate::usi::{self, Loader};
 use crate::weights::{TensorSource, WeightFile, init};
@@ -86,7 +87,7 @@ enum DefaultWeights {
 }
 
 /// A compiled engine type `N` and its default weights: the programs of the `manaka` binary
-/// (USI engine, search, self-play, benchmark) for that engine. See the [module docs](self).
+/// (USI engine, search, self-play, training, benchmark) for that engine. See the [module docs](self).
 pub struct App<N: CompiledNetwork> {
     default: DefaultWeights,
     _engine: PhantomData<fn() -> N>,
@@ -334,6 +335,50 @@ impl<N: CompiledNetwork> App<N> {
             dir,
             &mut |_| {},
         )?)
+    }
+
+    /// The trainer's settings (docs/training.md) for `N`'s shape, writing `out`: starting
+    /// from the app's default weights file if one was chosen ([`App::weights`]), else from
+    /// SPEC §7's random initialisation; the other fields are `manaka train`'s defaults.
+    pub fn train_config(&self, out: impl Into<PathBuf>) -> TrainConfig {
+        let shape = manaka_shapes::Shape::parse(N::SHAPE).expect("a compiled shape is valid");
+        let mut config = TrainConfig::new(shape, out.into());
+        if let DefaultWeights::File(path) = &self.default {
+            config.init = Some(path.clone());
+        }
+        config
+    }
+
+    /// Trains `config` (of `N`'s shape) on data files — HCPE, HCPE3 or PackedSfenValue, told
+    /// by extension — or directories of them, such as [`App::selfplay`]'s; the weights are
+    /// then at `config.out`, ready for [`App::weights`] or `EvalFile`.
+    pub fn train(&self, config: &TrainConfig, data: &[&Path]) -> Result<Summary, Error> {
+        if config.shape.to_string() != N::SHAPE {
+            return Err(format!(
+                "the training settings are for shape {}, this engine is {}",
+                config.shape,
+                N::SHAPE
+            )
+            .into());
+        }
+        let mut dataset = Dataset::new();
+        for &path in data {
+            let files = if path.is_dir() {
+                let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                    .map_err(|e| format!("cannot list {}: {e}", path.display()))?
+                    .filter_map(|entry| entry.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file() && DataFormat::from_path(p).is_some())
+                    .collect();
+                files.sort();
+                files
+            } else {
+                vec![path.to_path_buf()]
+            };
+            for file in files {
+                dataset.load(&file, None, None)?;
+            }
+        }
+        Ok(train::train(config, &dataset, None, &mut |_| {})?)
     }
 
     /// The search benchmark of USI `bench net` on the default weights: `searches` searches
