@@ -10,8 +10,12 @@
 //! The shape is parsed by `manaka-shapes` — the same parser the runtime uses at load time —
 //! and an invalid shape is a compile error carrying that parser's message, spanned on the
 //! literal. A valid shape expands to a module holding its constants (every dimension), the
-//! engine type (`Engine`, the runtime's `FixedNet` instantiated with those constants), its
-//! accumulator type (`State`), loaders, and the CUDA source specialised for the shape.
+//! engine type (`Engine`: a struct of the module's own around the runtime's `FixedNet`
+//! instantiated with those constants, so that compiler errors and `Debug` say
+//! `<module>::Engine` and the shape; it implements `Network` and `CompiledNetwork`), its
+//! accumulator type (`State`), loaders (`load`, `from_source`), `app()` (the engine as a USI
+//! engine, search, self-play, training or benchmark: `manaka_runtime::app`, docs/library.md),
+//! and the CUDA source specialised for the shape; `nnue` shapes also get the integer engine.
 
 use manaka_shapes::Shape;
 use proc_macro::TokenStream;
