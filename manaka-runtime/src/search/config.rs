@@ -116,6 +116,11 @@ pub struct SearchConfig {
     /// deeper is a draw unless its side to move is mated, and the leaf mate check only
     /// looks for mates delivered within the limit (docs/search.md, "Draw value").
     pub plies_to_draw: Option<u32>,
+    /// Select at the root with the interior rule ([`SearchConfig::interior`]) instead of
+    /// Gumbel + Sequential Halving, which visits only `max_considered` moves: for pondering
+    /// the opponent's position (USI `go ponder`), where every likely reply should get
+    /// visits in proportion to its prior, so that whatever is played finds a subtree.
+    pub root_interior: bool,
     /// Evaluations kept in the transposition cache (0 disables it).
     pub cache_entries: usize,
     /// The tree stops growing (and the search ends) at this many bytes.
@@ -143,6 +148,7 @@ impl Default for SearchConfig {
             multipv: 1,
             draw_value: 0.0,
             plies_to_draw: None,
+            root_interior: false,
             cache_entries: 1 << 16,
             max_tree_bytes: 256 << 20,
         }

@@ -537,7 +537,7 @@ impl SearchState {
             let children_capped = !self.config.cap_revisits
                 && id != ROOT
                 && path.len() >= usize::from(self.config.max_depth);
-            let e = if id == ROOT {
+            let e = if id == ROOT && !self.config.root_interior {
                 self.select_root()
             } else {
                 self.select_non_root(id, children_capped)
@@ -682,10 +682,14 @@ impl SearchState {
         if draw_at != mark.draw_at {
             return false;
         }
-        // Repetitions valued with a draw value keep it only for the same value and side.
-        if (mark.draw_value != 0.0 || self.config.draw_value != 0.0)
-            && (mark.draw_value != self.config.draw_value || path.len() % 2 == 1)
-        {
+        // Repetitions valued with a draw value keep it only where it is the same value for
+        // the same side: the old root's value, negated once per ply, is the new root's.
+        let carried = if path.len() % 2 == 0 {
+            mark.draw_value
+        } else {
+            -mark.draw_value
+        };
+        if carried != self.config.draw_value {
             return false;
         }
         let mut id = ROOT;

@@ -494,7 +494,13 @@ fn a_tree_valued_with_a_draw_value_is_reused_only_for_the_same_side_and_value() 
             .map(|e| e.mv)
             .unwrap()
     };
-    for (value, plies, expect_reuse) in [(0.3, 2, true), (-0.3, 2, false), (0.3, 1, false)] {
+    for (value, plies, expect_reuse) in [
+        (0.3, 2, true),
+        (-0.3, 2, false),
+        (0.3, 1, false),
+        // One ply later the opponent is to move: its draw value is the negation.
+        (-0.3, 1, true),
+    ] {
         let mut s = GumbelSearch::new(config.clone());
         let r = s.run(
             &p,

@@ -146,7 +146,7 @@ impl Engine {
             Command::Bench(b) => self.bench(&b),
             Command::Stop => {
                 if let Some(r) = &self.running {
-                    r.shared.control.stop();
+                    r.shared.stop();
                     r.shared.release();
                 }
             }
@@ -159,6 +159,9 @@ impl Engine {
                         s.control.set_time_limit(Some(s.control.elapsed() + hard));
                     }
                     s.control.set_stop_at_budget(true);
+                    // The first phase (the opponent's position) ends: the search goes on
+                    // at the pondered position with what it found there.
+                    s.opponent.stop();
                     s.release();
                 }
             }
@@ -180,7 +183,7 @@ impl Engine {
             if held
                 || r.shared.control.time_limit().is_none() && !r.shared.control.stops_at_budget()
             {
-                r.shared.control.stop();
+                r.shared.stop();
                 r.shared.release();
             }
         }
@@ -218,7 +221,7 @@ impl Engine {
             if silent {
                 r.shared.silent.store(true, Ordering::SeqCst);
             }
-            r.shared.control.stop();
+            r.shared.stop();
             r.shared.release();
         }
         self.join();
@@ -351,6 +354,11 @@ impl Engine {
             scoring: plan.scoring,
             resign_below_cp: self.options.resign_below_cp(),
             forced: plan.forced,
+            ponder_parent: if go.ponder {
+                ponder_parent(&position)
+            } else {
+                None
+            },
         };
         let spawned = std::thread::Builder::new()
             .name("manaka-search".into())
@@ -510,6 +518,16 @@ impl Engine {
             &self.out,
         );
     }
+}
+
+/// The position before the last move of `position`'s history (the expected move of a
+/// `go ponder`), if there is one and the game was not over there.
+fn ponder_parent(position: &Position) -> Option<Position> {
+    let n = position.history_len();
+    let last = *position.moves_since(n.checked_sub(1)?)?.first()?;
+    let mut parent = position.clone();
+    parent.undo_move(last);
+    (!parent.legal_moves().is_empty()).then_some(parent)
 }
 
 /// The position of `position <sfen> moves …` (`sfen` is `startpos` or the SFEN fields), or

@@ -31,6 +31,9 @@ pub(super) enum Finished {
 /// What the protocol thread and a search thread share.
 pub(super) struct Shared {
     pub control: SearchControl,
+    /// The control of a ponder search's first phase, on the position before the expected
+    /// move ([`SearchJob::ponder_parent`]): stopped by `ponderhit`, `stop` and the rest.
+    pub opponent: SearchControl,
     /// False while `go infinite` / `go ponder` must hold its `bestmove`.
     pub released: Mutex<bool>,
     release_cv: Condvar,
@@ -45,14 +48,24 @@ pub(super) struct Shared {
 
 impl Shared {
     pub fn new(limits: &SearchLimits, held: bool, ponder_hard: Option<Duration>) -> Shared {
+        let opponent = SearchControl::new(limits);
+        opponent.set_stop_at_budget(false);
+        opponent.set_time_limit(None);
         Shared {
             control: SearchControl::new(limits),
+            opponent,
             released: Mutex::new(!held),
             release_cv: Condvar::new(),
             silent: AtomicBool::new(false),
             ponder_hard,
             answered: AtomicBool::new(false),
         }
+    }
+
+    /// Stops the search, both phases of a ponder search included.
+    pub fn stop(&self) {
+        self.opponent.stop();
+        self.control.stop();
     }
 
     pub fn release(&self) {
@@ -88,6 +101,11 @@ pub(super) struct SearchJob {
     pub resign_below_cp: Option<i32>,
     /// A single move allowed (never resigned on: game.rs).
     pub forced: bool,
+    /// For `go ponder`: the position before the expected move. The search first runs
+    /// there, from the opponent's side, until `ponderhit` or `stop`, so that whatever the
+    /// opponent plays, its subtree is in the tree for the next search (docs/usi.md,
+    /// "Pondering"); then it continues at the pondered position, reusing that subtree.
+    pub ponder_parent: Option<Position>,
 }
 
 impl SearchJob {
@@ -117,7 +135,55 @@ impl SearchJob {
         }
     }
 
+    /// The first phase of a ponder search: the opponent's position, searched with the
+    /// opponent's draw value and move limit, without `info` lines (they would speak for the
+    /// wrong side), until the protocol thread stops [`Shared::opponent`].
+    fn ponder_parent_phase(&self, worker: &mut Worker, parent: &Position) {
+        let control = &self.shared.opponent;
+        if control.is_stopped() {
+            return;
+        }
+        self.out.info_string(
+            "ponder: searching the position before the expected move until ponderhit or stop \
+             (every reply keeps its subtree)",
+        );
+        let ours = worker.search.config().clone();
+        let mut theirs = ours.clone();
+        theirs.draw_value = -ours.draw_value;
+        theirs.plies_to_draw = ours.plies_to_draw.map(|k| k + 1);
+        theirs.max_depth = ours.max_depth.saturating_add(1);
+        theirs.multipv = 1;
+        theirs.root_interior = true;
+        worker.search.set_config(theirs);
+        let limits = SearchLimits {
+            searchmoves: None,
+            report_every: None,
+            ..self.limits.clone()
+        };
+        worker
+            .search
+            .run_threads(parent, &mut worker.evaluators, &limits, control, &mut |_| {});
+        worker.search.set_config(ours);
+    }
+
     pub fn run(&self, worker: &mut Worker, position: &Position) {
+        if let Some(parent) = &self.ponder_parent {
+            self.ponder_parent_phase(worker, parent);
+            if self.shared.control.is_stopped() {
+                // `stop` while pondering (the opponent played another move, or the game
+                // ended): the GUI discards this bestmove, and the tree stays rooted before
+                // the opponent's move, so that the next search finds the reply's subtree.
+                self.shared.wait_released();
+                let silent = self.shared.silent.load(Ordering::SeqCst);
+                if !self.shared.answered.swap(true, Ordering::SeqCst) && !silent {
+                    match position.legal_moves().first() {
+                        Some(m) => self.out.line(&format!("bestmove {}", m.to_usi())),
+                        None => self.out.line("bestmove resign"),
+                    }
+                }
+                return;
+            }
+        }
         let out = &self.out;
         let mut progress = |snap: &SearchResult| self.print_info(snap);
         let r = worker.search.run_threads(

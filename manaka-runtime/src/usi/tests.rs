@@ -1107,3 +1107,49 @@ fn the_draw_value_is_what_a_repetition_is_worth_inside_the_search() {
         );
     }
 }
+
+/// The `reused_visits` of the last search summary after line `skip`.
+fn reused_visits(s: &Session, skip: usize) -> u64 {
+    let line = s
+        .lines()
+        .into_iter()
+        .skip(skip)
+        .filter(|l| l.contains(" reused_visits "))
+        .last()
+        .unwrap_or_else(|| panic!("no search summary: {}", s.text()));
+    let after = line.split(" reused_visits ").nth(1).unwrap();
+    after.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn pondering_keeps_every_reply_of_the_opponent_in_the_tree() {
+    // Ponder hit: the search carries what pondering found into the pondered position.
+    let mut s = Session::new();
+    s.send("setoption name USI_Ponder value true");
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder btime 0 wtime 0 byoyomi 300");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(s.bestmoves().is_empty(), "no bestmove while pondering");
+    assert!(s.text().contains("info string ponder: searching the position before"));
+    s.send("ponderhit");
+    let b = s.wait_for("bestmove", 0);
+    legal_bestmove(&b, &after("startpos", &["7g7f", "3c3d"]));
+    assert!(reused_visits(&s, 0) > 0, "ponderhit reuses: {}", s.text());
+    // Ponder miss: the opponent played another move; its subtree is kept too.
+    let n = s.lines().len();
+    s.send("position startpos moves 7g7f 3c3d 2g2f 8c8d");
+    s.send("go ponder btime 0 wtime 0 byoyomi 300");
+    std::thread::sleep(Duration::from_millis(200));
+    s.send("stop");
+    s.wait_for("bestmove", n);
+    let n = s.lines().len();
+    s.send("position startpos moves 7g7f 3c3d 2g2f 4a3b");
+    s.send("go btime 0 wtime 0 byoyomi 300");
+    let b = s.wait_for("bestmove", n);
+    legal_bestmove(&b, &after("startpos", &["7g7f", "3c3d", "2g2f", "4a3b"]));
+    assert!(
+        reused_visits(&s, n) > 0,
+        "a ponder miss reuses the reply's subtree: {}",
+        s.text()
+    );
+}
