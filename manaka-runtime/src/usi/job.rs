@@ -160,9 +160,13 @@ impl SearchJob {
             report_every: None,
             ..self.limits.clone()
         };
-        worker
-            .search
-            .run_threads(parent, &mut worker.evaluators, &limits, control, &mut |_| {});
+        worker.search.run_threads(
+            parent,
+            &mut worker.evaluators,
+            &limits,
+            control,
+            &mut |_| {},
+        );
         worker.search.set_config(ours);
     }
 
