@@ -45,23 +45,13 @@ fn assert_consistent(tree: &Tree) {
     let mut todo = vec![ROOT];
     while let Some(id) = todo.pop() {
         let n = *tree.node(id);
-        let children: u32 = tree
-            .edges(id)
-            .iter()
-            .filter(|e| e.child != NO_NODE)
-            .map(|e| tree.node(e.child).visits)
-            .sum();
+        let children: u32 = tree.children(id).map(|c| tree.node(c).visits).sum();
         assert!(
             n.visits >= children,
             "node {id}: {} visits < {children} below",
             n.visits
         );
-        todo.extend(
-            tree.edges(id)
-                .iter()
-                .filter(|e| e.child != NO_NODE)
-                .map(|e| e.child),
-        );
+        todo.extend(tree.children(id));
     }
 }
 

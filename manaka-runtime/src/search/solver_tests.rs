@@ -23,6 +23,20 @@ fn search(p: &Position, config: SearchConfig, n: u32, e: &mut dyn Evaluator) -> 
     GumbelSearch::new(config).run(p, e, &SearchLimits::simulations(n))
 }
 
+/// A search of `p` on `threads` threads with the material evaluator.
+fn material_search(
+    p: &Position,
+    config: SearchConfig,
+    limits: &SearchLimits,
+    threads: usize,
+) -> SearchResult {
+    let mut evaluators: Vec<Box<dyn Evaluator>> = (0..threads)
+        .map(|_| Box::new(MaterialEvaluator) as Box<dyn Evaluator>)
+        .collect();
+    let control = SearchControl::new(limits);
+    GumbelSearch::new(config).run_threads(p, &mut evaluators, limits, &control, &mut |_| {})
+}
+
 /// Black mates in 3: B*3c or B*5e, then a gold drop (cshogi: `mate_move(3)` = B*3c, and
 /// after B*5e each of White's two replies has a mate in one).
 const MATE3: &str = "8k/9/7pp/9/9/9/9/9/K8 b BG 1";
@@ -278,12 +292,7 @@ fn subtree_size(tree: &Tree, id: NodeId) -> usize {
     while let Some(x) = todo.pop() {
         n += 1;
         if tree.node(x).kind == NodeKind::Expanded {
-            todo.extend(
-                tree.edges(x)
-                    .iter()
-                    .filter(|e| e.child != NO_NODE)
-                    .map(|e| e.child),
-            );
+            todo.extend(tree.children(x));
         }
     }
     n
@@ -442,17 +451,7 @@ fn a_draw_value_is_what_a_repetition_backs_up_from_each_side() {
         };
         let mut limits = SearchLimits::simulations(64);
         limits.searchmoves = Some(vec![repeat]);
-        let mut evaluators: Vec<Box<dyn Evaluator>> = (0..threads)
-            .map(|_| Box::new(MaterialEvaluator) as Box<dyn Evaluator>)
-            .collect();
-        let control = SearchControl::new(&limits);
-        let r = GumbelSearch::new(config).run_threads(
-            &p,
-            &mut evaluators,
-            &limits,
-            &control,
-            &mut |_| {},
-        );
+        let r = material_search(&p, config, &limits, threads);
         let m = r.root_moves.iter().find(|m| m.mv == repeat).unwrap();
         // Every descent ends on the repetition: the move's Q is the draw value for Black
         // (the leaf backs up its negation for White, the side to move there).
@@ -548,18 +547,7 @@ fn a_move_limit_draws_the_leaves_beyond_it_and_bounds_the_mates() {
             root_mate_nodes: 0,
             ..SearchConfig::default()
         };
-        let mut evaluators: Vec<Box<dyn Evaluator>> = (0..threads)
-            .map(|_| Box::new(MaterialEvaluator) as Box<dyn Evaluator>)
-            .collect();
-        let limits = SearchLimits::simulations(50_000);
-        let control = SearchControl::new(&limits);
-        let r = GumbelSearch::new(config).run_threads(
-            &p,
-            &mut evaluators,
-            &limits,
-            &control,
-            &mut |_| {},
-        );
+        let r = material_search(&p, config, &SearchLimits::simulations(50_000), threads);
         assert_eq!(r.proof, Some(proof), "{k} plies left, {threads} threads");
     }
 }

@@ -314,6 +314,14 @@ impl Tree {
         self.edges.run(n.first_edge, n.num_edges as usize)
     }
 
+    /// The children of node `id` (the nodes of its tried moves).
+    pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.edges(id)
+            .iter()
+            .filter(|e| e.child != NO_NODE)
+            .map(|e| e.child)
+    }
+
     pub fn set_child(&mut self, id: NodeId, edge: usize, child: NodeId) {
         let first = self.nodes.get(id).first_edge;
         self.edges.get_mut(first + edge as u32).child = child;
