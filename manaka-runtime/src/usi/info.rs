@@ -38,8 +38,10 @@ impl Output {
     }
 
     /// `info string …`.
+    /// An `info string` line; input it repeats (a refused SFEN, an unknown command) is cut
+    /// to an excerpt, so that a hostile 100 KB line is not echoed whole.
     pub fn info_string(&self, text: &str) {
-        self.line(&format!("info string {text}"));
+        self.line(&crate::data::io::shorten_echoes(&format!("info string {text}")));
     }
 }
 
