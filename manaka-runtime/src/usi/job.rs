@@ -220,7 +220,9 @@ impl SearchJob {
         }
         // Speed for the next budget (simulations per second, smoothed).
         let secs = r.elapsed.as_secs_f64();
-        if r.stats.simulations >= 32 && secs >= 0.002 {
+        // Not after pondering: the clock ran through the first phase, whose simulations
+        // were another search's.
+        if r.stats.simulations >= 32 && secs >= 0.002 && self.ponder_parent.is_none() {
             let now = r.stats.simulations as f64 / secs;
             let mut nps = self.nps.lock().unwrap_or_else(|e| e.into_inner());
             *nps = Some(nps.map_or(now, |old| 0.5 * old + 0.5 * now));
