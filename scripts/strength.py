@@ -74,6 +74,8 @@ def main():
     ap.add_argument("--opening-plies", type=int, default=6,
                     help="each pair of games (one per colour) starts after this many random plies (0: startpos)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the random openings")
+    ap.add_argument("--ponder", action="store_true",
+                    help="both engines ponder (cshogi's runner: go ponder / ponderhit / stop); USI_Ponder is set for Manaka")
     ap.add_argument("--csa", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
@@ -82,6 +84,8 @@ def main():
     usi = os.path.join(tmp, "manaka-usi")
     os.symlink(os.path.abspath(args.manaka), usi)
     ours = {"EvalFile": args.evalfile or "<empty>", "USI_Hash": "256", "MoveOverhead": "80"}
+    if args.ponder:
+        ours["USI_Ponder"] = "true"
     for o in args.option:
         k, v = o.split("=", 1)
         ours[k] = v
@@ -95,6 +99,8 @@ def main():
             os.symlink(os.path.abspath(args.opponent_manaka), opp)
             opp_name = "manaka[" + os.path.basename(args.opponent_manaka) + "](" + (args.opponent_evalfile or "default") + ")"
         opp_options = {"EvalFile": args.opponent_evalfile or "<empty>", "USI_Hash": "256", "MoveOverhead": "80"}
+        if args.ponder:
+            opp_options["USI_Ponder"] = "true"
         for o in args.opponent_option:
             k, v = o.split("=", 1)
             opp_options[k] = v
@@ -120,7 +126,7 @@ def main():
         result = cshogi.cli.main(
             usi, opp, options1=ours, options2=opp_options, names=["manaka", opp_name],
             games=args.games, byoyomi=[args.byoyomi, args.opponent_byoyomi or args.byoyomi], draw=320, csa=args.csa, multi_csa=bool(args.csa),
-            opening=opening, opening_seed=args.seed,
+            opening=opening, opening_seed=args.seed, ponder=args.ponder,
         )
     w, l, d = result["engine1_won"], result["engine2_won"], result["draw"]
     summary = summarize(w, d, l)
