@@ -5,6 +5,12 @@
 //! chunks and evaluates them on scoped threads, one evaluator each. With one worker, or a
 //! batch of one leaf, it is exactly its single evaluator. The USI `Threads` option sets the
 //! worker count; `BatchSize` has to be at least as large for the workers to have work.
+//!
+//! Which worker gets a leaf depends on the batch, and each worker has its own caches, so the
+//! answers are the same for any thread count only because an evaluator's answer for a leaf
+//! does not depend on what it evaluated before (for the compiled engines:
+//! `network::NetworkEvaluator`, whose cached accumulators are a function of the leaf's
+//! history; tested there with two workers).
 
 use super::{Evaluation, Evaluator, EvaluatorFactory, Leaf};
 

@@ -8,7 +8,11 @@
 //! waiting (a game between two searches is never long away), then evaluates all of their
 //! leaves in one call of the real evaluator and answers each game. So every network call
 //! carries one simulation of every game in flight, and the searches themselves are exactly
-//! the sequential search: batching changes which leaves share a call, never a result.
+//! the sequential search: batching changes which leaves share a call, never a result — as
+//! long as the evaluator's answer for a leaf depends on nothing but that leaf (not on the
+//! rest of the call, on which of its threads got it, or on what it evaluated before), as
+//! every evaluator of this crate's does (`network::NetworkEvaluator` explains how its
+//! accumulator cache keeps to that).
 
 use crate::eval::{Evaluation, Evaluator, Leaf};
 use crate::shogi::{Move, Position};

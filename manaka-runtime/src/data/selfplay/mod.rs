@@ -14,9 +14,11 @@
 //! - Games are written in files of `games_per_file` games, each written atomically once all
 //!   its games are done. A run is resumable: files already in the directory are kept and
 //!   their games not played again; game `i` of a seed is the same game whenever and on
-//!   whichever thread it is played (its noise depends only on the seed and `i`), so a
-//!   resumed run writes the files an uninterrupted one would. A manifest in the directory
-//!   refuses resuming with other settings.
+//!   whichever thread it is played (its noise depends only on the seed and `i`, and an
+//!   evaluation only on its leaf — see [`crate::network::NetworkEvaluator`] for why the
+//!   compiled engines' cached accumulators keep it so), so a resumed run writes the files
+//!   an uninterrupted one would. A manifest in the directory refuses resuming with other
+//!   settings.
 
 pub mod batcher;
 pub mod game;
