@@ -354,7 +354,7 @@ impl Engine {
             scoring: plan.scoring,
             resign_below_cp: self.options.resign_below_cp(),
             forced: plan.forced,
-            ponder_parent: if go.ponder {
+            ponder_parent: if go.ponder && self.options.ponder_opponent_position {
                 ponder_parent(&position)
             } else {
                 None

@@ -41,7 +41,9 @@ impl Output {
     /// An `info string` line; input it repeats (a refused SFEN, an unknown command) is cut
     /// to an excerpt, so that a hostile 100 KB line is not echoed whole.
     pub fn info_string(&self, text: &str) {
-        self.line(&crate::data::io::shorten_echoes(&format!("info string {text}")));
+        self.line(&crate::data::io::shorten_echoes(&format!(
+            "info string {text}"
+        )));
     }
 }
 

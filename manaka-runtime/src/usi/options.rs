@@ -55,6 +55,9 @@ pub struct EngineOptions {
     /// quarters), a quarter for cached evaluations.
     pub hash_mb: usize,
     pub ponder: bool,
+    /// `PonderOpponentPosition`: `go ponder` first searches the position before the expected
+    /// reply (docs/usi.md, `go ponder`); off, it searches the pondered position only.
+    pub ponder_opponent_position: bool,
     /// Milliseconds kept in reserve for communication on every move.
     pub move_overhead_ms: u64,
     pub entering_king: Option<EnteringKingRule>,
@@ -106,6 +109,7 @@ impl Default for EngineOptions {
             threads: 1,
             hash_mb: 256,
             ponder: false,
+            ponder_opponent_position: true,
             move_overhead_ms: 100,
             entering_king: Some(EnteringKingRule::Csa27),
             max_depth: 128,
@@ -186,6 +190,10 @@ impl EngineOptions {
             format!(
                 "option name USI_Ponder type check default {}",
                 check(d.ponder)
+            ),
+            format!(
+                "option name PonderOpponentPosition type check default {}",
+                check(d.ponder_opponent_position)
             ),
             format!(
                 "option name MoveOverhead type spin default {} min 0 max 10000",
@@ -296,6 +304,7 @@ impl EngineOptions {
                 }
             }
             "usi_ponder" => self.ponder = check(name, value)?,
+            "ponderopponentposition" => self.ponder_opponent_position = check(name, value)?,
             "moveoverhead" => self.move_overhead_ms = spin(name, value, 0, 10_000)? as u64,
             "enteringkingrule" => {
                 self.entering_king = match value {

@@ -110,6 +110,7 @@ fn handshake_announces_options() {
         "Threads",
         "USI_Hash",
         "USI_Ponder",
+        "PonderOpponentPosition",
         "EnteringKingRule",
     ] {
         assert!(
@@ -1130,7 +1131,10 @@ fn pondering_keeps_every_reply_of_the_opponent_in_the_tree() {
     s.send("go ponder btime 0 wtime 0 byoyomi 300");
     std::thread::sleep(Duration::from_millis(200));
     assert!(s.bestmoves().is_empty(), "no bestmove while pondering");
-    assert!(s.text().contains("info string ponder: searching the position before"));
+    assert!(
+        s.text()
+            .contains("info string ponder: searching the position before")
+    );
     s.send("ponderhit");
     let b = s.wait_for("bestmove", 0);
     legal_bestmove(&b, &after("startpos", &["7g7f", "3c3d"]));
@@ -1152,4 +1156,19 @@ fn pondering_keeps_every_reply_of_the_opponent_in_the_tree() {
         "a ponder miss reuses the reply's subtree: {}",
         s.text()
     );
+    // Off: the pondered position is searched itself, and a miss starts clean.
+    let mut s = Session::new();
+    s.send("setoption name USI_Ponder value true");
+    s.send("setoption name PonderOpponentPosition value false");
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder btime 0 wtime 0 byoyomi 300");
+    std::thread::sleep(Duration::from_millis(100));
+    s.send("stop");
+    s.wait_for("bestmove", 0);
+    assert!(!s.text().contains("info string ponder:"));
+    let n = s.lines().len();
+    s.send("position startpos moves 7g7f 8c8d");
+    s.send("go btime 0 wtime 0 byoyomi 200");
+    s.wait_for("bestmove", n);
+    assert_eq!(reused_visits(&s, n), 0);
 }
