@@ -15,7 +15,7 @@ mod support;
 use manaka::runtime::data::selfplay::judge;
 use manaka::runtime::shogi::{Color, Position};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
@@ -112,25 +112,12 @@ impl Drop for Player {
 }
 
 fn fairy_stockfish() -> Result<Player, String> {
-    let mut last = String::new();
-    for bin in ["fairy-stockfish", "/usr/games/fairy-stockfish"] {
-        match Command::new(bin)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-        {
-            Ok(mut child) => {
-                let input = Box::new(child.stdin.take().unwrap());
-                let output = child.stdout.take().unwrap();
-                let mut p = Player::new("fairy-stockfish", input, output);
-                p.child = Some(child);
-                return Ok(p);
-            }
-            Err(e) => last = format!("cannot run {bin}: {e}"),
-        }
-    }
-    Err(last)
+    let mut child = support::spawn_fairy_stockfish()?;
+    let input = Box::new(child.stdin.take().unwrap());
+    let output = child.stdout.take().unwrap();
+    let mut p = Player::new("fairy-stockfish", input, output);
+    p.child = Some(child);
+    Ok(p)
 }
 
 /// The example's engine on a thread of this process, over two OS pipes.

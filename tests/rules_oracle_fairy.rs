@@ -13,7 +13,7 @@ mod support;
 use manaka::runtime::shogi::{Color, HandKind, PieceKind, Position, Square};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 
 const TEST: &str = "rules_oracle_fairy";
 
@@ -25,33 +25,20 @@ struct Engine {
 
 impl Engine {
     fn start() -> Result<Engine, String> {
-        let mut last = String::new();
-        for bin in ["fairy-stockfish", "/usr/games/fairy-stockfish"] {
-            match Command::new(bin)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-            {
-                Ok(mut child) => {
-                    let stdin = child.stdin.take().unwrap();
-                    let stdout = BufReader::new(child.stdout.take().unwrap());
-                    let mut e = Engine {
-                        child,
-                        stdin,
-                        stdout,
-                    };
-                    e.send("usi");
-                    e.read_until(|l| l == "usiok");
-                    e.send("setoption name UCI_Variant value shogi");
-                    e.send("isready");
-                    e.read_until(|l| l == "readyok");
-                    return Ok(e);
-                }
-                Err(err) => last = format!("cannot run {bin}: {err}"),
-            }
-        }
-        Err(last)
+        let mut child = support::spawn_fairy_stockfish()?;
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut e = Engine {
+            child,
+            stdin,
+            stdout,
+        };
+        e.send("usi");
+        e.read_until(|l| l == "usiok");
+        e.send("setoption name UCI_Variant value shogi");
+        e.send("isready");
+        e.read_until(|l| l == "readyok");
+        Ok(e)
     }
 
     fn send(&mut self, line: &str) {

@@ -138,3 +138,22 @@ impl Report {
         }
     }
 }
+
+/// Starts fairy-stockfish (on the PATH, or Debian's /usr/games) with piped stdin and stdout;
+/// the error says why it could not run.
+pub fn spawn_fairy_stockfish() -> Result<std::process::Child, String> {
+    use std::process::{Command, Stdio};
+    let mut last = String::new();
+    for bin in ["fairy-stockfish", "/usr/games/fairy-stockfish"] {
+        match Command::new(bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+        {
+            Ok(child) => return Ok(child),
+            Err(e) => last = format!("cannot run {bin}: {e}"),
+        }
+    }
+    Err(last)
+}

@@ -5,7 +5,7 @@
 
 use super::solver_tests::is_mate_in_three;
 use super::tests::HashEvaluator;
-use super::tree::{NO_NODE, NodeKind, ROOT, Tree};
+use super::tree::{NodeKind, ROOT, Tree};
 use super::*;
 use crate::eval::MaterialEvaluator;
 use crate::shogi::Position;
@@ -212,21 +212,10 @@ fn the_tree_is_reused_after_a_two_thread_search() {
     // Play the best move and the reply the tree visited most.
     let best = first.best_move.unwrap();
     p.do_move(best);
-    let reply = {
-        let tree = &search.state.tree;
-        let child = tree
-            .edges(ROOT)
-            .iter()
-            .find(|e| e.mv == best)
-            .unwrap()
-            .child;
-        tree.edges(child)
-            .iter()
-            .filter(|e| e.child != NO_NODE)
-            .max_by_key(|e| tree.node(e.child).visits)
-            .unwrap()
-            .mv
-    };
+    let tree = &search.state.tree;
+    let reply = tree
+        .most_visited_expanded(tree.child_by_move(ROOT, best).unwrap())
+        .unwrap();
     p.do_move(reply);
     let second = run_threads(
         &mut search,

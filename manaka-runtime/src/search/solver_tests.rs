@@ -480,17 +480,7 @@ fn a_tree_valued_with_a_draw_value_is_reused_only_for_the_same_side_and_value() 
     // The most visited reply to the best move, in a searched tree.
     let line = |s: &GumbelSearch, best: Move| {
         let tree = &s.state.tree;
-        let child = tree
-            .edges(ROOT)
-            .iter()
-            .find(|e| e.mv == best)
-            .unwrap()
-            .child;
-        tree.edges(child)
-            .iter()
-            .filter(|e| e.child != NO_NODE && tree.node(e.child).kind == NodeKind::Expanded)
-            .max_by_key(|e| tree.node(e.child).visits)
-            .map(|e| e.mv)
+        tree.most_visited_expanded(tree.child_by_move(ROOT, best).unwrap())
             .unwrap()
     };
     for (value, plies, expect_reuse) in [

@@ -314,6 +314,23 @@ impl Tree {
         self.edges.run(n.first_edge, n.num_edges as usize)
     }
 
+    /// The child node `mv` leads to from `id`, if the move was tried.
+    pub fn child_by_move(&self, id: NodeId, mv: Move) -> Option<NodeId> {
+        self.edges(id)
+            .iter()
+            .find(|e| e.mv == mv && e.child != NO_NODE)
+            .map(|e| e.child)
+    }
+
+    /// The most visited evaluated move of node `id` (ties: the first).
+    pub fn most_visited_expanded(&self, id: NodeId) -> Option<Move> {
+        self.edges(id)
+            .iter()
+            .filter(|e| e.child != NO_NODE && self.node(e.child).kind == NodeKind::Expanded)
+            .max_by_key(|e| self.node(e.child).visits)
+            .map(|e| e.mv)
+    }
+
     /// The children of node `id` (the nodes of its tried moves).
     pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         self.edges(id)
