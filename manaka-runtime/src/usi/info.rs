@@ -143,16 +143,29 @@ pub fn info_lines(r: &SearchResult, hashfull: u32, scoring: &Scoring) -> Vec<Str
 
 /// The `bestmove` line: `resign` when mated, `win` for a declaration, else the move (with
 /// `ponder` and the expected reply when asked for and known).
-pub fn bestmove_line(r: &SearchResult, with_ponder: bool) -> String {
+///
+/// With `ponder_from` (the searched position, when `USI_Ponder` is on) the line names a
+/// ponder move whenever the opponent has a reply: the PV's, or else the reply's first legal
+/// move (a short search's PV can end at the best move). Match runners that pair every
+/// `bestmove` with a ponder search (cshogi's) lose track without one, and pondering on the
+/// opponent's position does not depend on the guess.
+pub fn bestmove_line(r: &SearchResult, ponder_from: Option<&crate::shogi::Position>) -> String {
     if r.outcome == Outcome::DeclareWin {
         return "bestmove win".to_string();
     }
-    match (r.best_move, r.pv.get(1)) {
-        (None, _) => "bestmove resign".to_string(),
-        (Some(m), Some(reply)) if with_ponder => {
-            format!("bestmove {} ponder {}", m.to_usi(), reply.to_usi())
-        }
-        (Some(m), _) => format!("bestmove {}", m.to_usi()),
+    let Some(m) = r.best_move else {
+        return "bestmove resign".to_string();
+    };
+    let reply = ponder_from.and_then(|p| {
+        r.pv.get(1).copied().or_else(|| {
+            let mut after = p.clone();
+            after.do_move(m);
+            after.legal_moves().first().copied()
+        })
+    });
+    match reply {
+        Some(reply) => format!("bestmove {} ponder {}", m.to_usi(), reply.to_usi()),
+        None => format!("bestmove {}", m.to_usi()),
     }
 }
 

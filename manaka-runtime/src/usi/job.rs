@@ -241,7 +241,10 @@ impl SearchJob {
                     out.info_string(&why);
                     out.line("bestmove resign");
                 }
-                None => out.line(&info::bestmove_line(&r, self.with_ponder)),
+                None => out.line(&info::bestmove_line(
+                    &r,
+                    self.with_ponder.then_some(position),
+                )),
             }
         }
     }

@@ -1172,3 +1172,27 @@ fn pondering_keeps_every_reply_of_the_opponent_in_the_tree() {
     s.wait_for("bestmove", n);
     assert_eq!(reused_visits(&s, n), 0);
 }
+
+#[test]
+fn with_pondering_on_a_bestmove_names_a_ponder_move_whenever_a_reply_exists() {
+    // One simulation: the PV ends at the best move, yet the opponent has replies.
+    let mut s = Session::new();
+    s.send("setoption name USI_Ponder value true");
+    s.send("setoption name RootMateNodes value 0");
+    s.send("position startpos");
+    s.send("go nodes 1");
+    let b = s.wait_for("bestmove", 0);
+    let p = Position::startpos();
+    legal_bestmove(&b, &p);
+    let words: Vec<&str> = b.split_whitespace().collect();
+    assert_eq!(words.len(), 4, "{b}");
+    assert_eq!(words[2], "ponder");
+    let mut after = p.clone();
+    after.do_move(p.parse_usi_move(words[1]).unwrap());
+    assert!(after.parse_usi_move(words[3]).is_ok(), "a legal reply: {b}");
+    // A mate has no reply to ponder on.
+    let n = s.lines().len();
+    s.send("position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1");
+    s.send("go nodes 10");
+    assert_eq!(s.wait_for("bestmove", n), "bestmove G*5b");
+}
