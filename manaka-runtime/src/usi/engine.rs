@@ -129,11 +129,11 @@ impl Engine {
                 }
                 self.out.line("readyok");
             }
-            Command::SetOption { name, value } => {
-                if let Err(e) = self.options.set(&name, &value) {
-                    self.out.info_string(&format!("error: {e}"));
-                }
-            }
+            Command::SetOption { name, value } => match self.options.set(&name, &value) {
+                Ok(None) => {}
+                Ok(Some(note)) => self.out.info_string(&note),
+                Err(e) => self.out.info_string(&format!("error: {e}")),
+            },
             Command::UsiNewGame => {
                 // A new game starts with a clean tree (nothing reused from the last one).
                 self.finish_search(true);

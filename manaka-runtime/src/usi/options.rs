@@ -254,16 +254,16 @@ impl EngineOptions {
     }
 
     /// Applies `setoption name <name> value <value>`. Names are case-insensitive (USI GUIs
-    /// differ). The error says what was wrong and what is accepted — or, for a `USI_Hash`
-    /// larger than the machine can give, that a smaller value was applied and why (the
-    /// engine prints either as `info string`).
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+    /// differ). The error says what was wrong and what is accepted; `Ok(Some(note))` says
+    /// that the value was applied otherwise than asked and why (a `USI_Hash` larger than the
+    /// machine can give). The engine prints both as `info string`, the error as `error: …`.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<Option<String>, String> {
         // A name or value repeated in the message is cut to an excerpt.
         self.apply(name, value)
             .map_err(|e| crate::data::io::shorten_echoes(&e))
     }
 
-    fn apply(&mut self, name: &str, value: &str) -> Result<(), String> {
+    fn apply(&mut self, name: &str, value: &str) -> Result<Option<String>, String> {
         let value = value.trim();
         match name.to_ascii_lowercase().as_str() {
             "evalfile" => {
@@ -299,9 +299,7 @@ impl EngineOptions {
                 let asked = spin(name, value, 1, 1_048_576)? as usize;
                 let (mib, note) = affordable_hash_mb(asked, cache::available_memory_bytes());
                 self.hash_mb = mib;
-                if let Some(note) = note {
-                    return Err(note);
-                }
+                return Ok(note);
             }
             "usi_ponder" => self.ponder = check(name, value)?,
             "ponderopponentposition" => self.ponder_opponent_position = check(name, value)?,
@@ -338,7 +336,7 @@ impl EngineOptions {
                 ));
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The value of a draw for the side to move at the root — the engine's side — in the
@@ -557,9 +555,12 @@ mod tests {
         assert_eq!(affordable_hash_mb(64, Some(1 << 20)).0, 1);
         // Through `setoption`: the value is applied, reduced, and the note is the answer.
         let mut o = EngineOptions::default();
-        match o.set("USI_Hash", "1048576") {
-            Ok(()) => assert_eq!(o.hash_mb, 1_048_576), // the machine has a petabyte
-            Err(note) => {
+        match o
+            .set("USI_Hash", "1048576")
+            .expect("USI_Hash 1048576 is accepted")
+        {
+            None => assert_eq!(o.hash_mb, 1_048_576), // the machine has a petabyte
+            Some(note) => {
                 assert!(
                     note.starts_with("USI_Hash 1048576 MiB is more than"),
                     "{note}"

@@ -1072,6 +1072,7 @@ fn the_largest_usi_hash_is_reduced_and_the_engine_still_plays() {
             "{}",
             s.text()
         );
+        assert!(!note.contains("error"), "a note, not an error: {note}");
     }
 }
 
