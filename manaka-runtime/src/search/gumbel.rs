@@ -9,6 +9,8 @@
 //! Everything here works in `f64` on slices indexed by the node's legal moves; values are
 //! from the point of view of the player choosing among those moves.
 
+use crate::data::random::SplitMix64;
+
 /// The paper's monotone transformation of Q (§4, "σ"):
 /// `σ(q) = (c_visit + max_b N(b)) · c_scale · q`.
 ///
@@ -205,33 +207,13 @@ pub fn select_non_root_among(improved: &[f64], visits: &[f64], open: &[bool]) ->
     best.map(|(i, _)| i)
 }
 
-/// A small, fast, seedable generator (SplitMix64) for the root's Gumbel noise: the search
-/// needs reproducible noise for tests and nothing cryptographic.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in the open interval (0, 1): 53 random bits, offset by half a step.
-    pub fn next_open01(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-
-    /// A standard Gumbel sample, `−ln(−ln U)` (the Gumbel-Max trick, the paper §2).
-    pub fn gumbel(&mut self) -> f64 {
-        -(-self.next_open01().ln()).ln()
-    }
+/// A standard Gumbel sample, `−ln(−ln U)` (the Gumbel-Max trick, the paper §2), with `U`
+/// uniform in the open interval (0, 1): 53 random bits of the project's one seedable
+/// generator ([`SplitMix64`]), offset by half a step. The search needs reproducible noise
+/// for tests and nothing cryptographic.
+pub fn gumbel_sample(rng: &mut SplitMix64) -> f64 {
+    let u = ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    -(-u.ln()).ln()
 }
 
 /// `n` Gumbel samples scaled by `scale` (0 gives zeros without drawing: the noise-free
@@ -241,7 +223,7 @@ pub fn gumbel_noise(n: usize, scale: f64, seed: u64) -> Vec<f64> {
         return vec![0.0; n];
     }
     let mut rng = SplitMix64::new(seed);
-    (0..n).map(|_| scale * rng.gumbel()).collect()
+    (0..n).map(|_| scale * gumbel_sample(&mut rng)).collect()
 }
 
 #[cfg(test)]
