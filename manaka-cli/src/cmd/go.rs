@@ -166,6 +166,7 @@ fn to_json(sfen: &str, network: &str, r: &SearchResult, top: usize) -> serde_jso
         "lock_held_ms": r.stats.parallel.locked.as_secs_f64() * 1000.0,
         "lock_wait_ms": r.stats.parallel.lock_wait.as_secs_f64() * 1000.0,
         "collisions": r.stats.collisions,
+        "unusable_evaluations": r.stats.unusable_evaluations,
         "moves": moves,
     })
 }

@@ -123,6 +123,8 @@ pub(crate) fn run(
             state.stats.batches += 1;
             let fallback = Evaluation::default();
             for (i, r) in requests.iter().enumerate() {
+                state.stats.unusable_evaluations +=
+                    u64::from(super::descent::is_unusable(out.get(i), r.moves.len()));
                 let evaluation = out.get(i).unwrap_or(&fallback);
                 let mut value = 0.0;
                 for &node in &r.nodes {

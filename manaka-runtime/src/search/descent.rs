@@ -164,6 +164,10 @@ pub struct SearchStats {
     pub tree_bytes: u64,
     /// The parallel search's threads and lock figures (default with one thread).
     pub parallel: super::ParallelStats,
+    /// Evaluations the evaluator got wrong — missing, a NaN or infinite value or logit, or
+    /// the wrong number of logits — and that were made usable ([`sanitized_logits`]; a
+    /// missing one is an even position with a flat policy). The USI engine says so.
+    pub unusable_evaluations: u64,
 }
 
 /// Per-node numbers for selection and read-out, indexed like the node's edges.
@@ -772,6 +776,16 @@ pub(crate) fn search_value(value_logit: f32) -> f32 {
         f64::from(value_logit)
     };
     (l * 0.5).tanh() as f32
+}
+
+/// Whether an evaluator's answer for a leaf with `n` moves needs repair (see
+/// [`SearchStats::unusable_evaluations`]).
+pub(crate) fn is_unusable(e: Option<&Evaluation>, n: usize) -> bool {
+    e.is_none_or(|e| {
+        !e.value_logit.is_finite()
+            || e.policy_logits.len() != n
+            || e.policy_logits.iter().any(|l| !l.is_finite())
+    })
 }
 
 /// The logits an evaluator returned, made usable: exactly one per move (missing ones 0,

@@ -308,6 +308,7 @@ fn root_evaluation(
     state.stats.batches += 1;
     state.stats.evaluations += 1;
     let fallback = Evaluation::default();
+    state.stats.unusable_evaluations += u64::from(descent::is_unusable(out.first(), legal.len()));
     let evaluation = out.first().unwrap_or(&fallback);
     let logits = descent::sanitized_logits(&evaluation.policy_logits, legal.len());
     state.cache.insert(key, evaluation.value_logit, &logits);

@@ -26,7 +26,9 @@
 
 use super::batched::batch_width;
 use super::cache::EvalCache;
-use super::descent::{LeafClass, SearchState, Walk, classify_leaf, sanitized_logits, search_value};
+use super::descent::{
+    LeafClass, SearchState, Walk, classify_leaf, is_unusable, sanitized_logits, search_value,
+};
 use super::limits::SearchControl;
 use super::result::Reporter;
 use super::tree::{NodeId, NodeKind, Tree, priors};
@@ -177,7 +179,7 @@ fn worker(
 ) {
     let mut leaves: Vec<NewLeaf> = Vec::with_capacity(shared.width);
     let mut finished: Vec<Finished> = Vec::with_capacity(shared.width);
-    let (mut batches, mut evaluations) = (0u64, 0u64);
+    let (mut batches, mut evaluations, mut unusable) = (0u64, 0u64, 0u64);
     let (mut path, mut played) = (Vec::new(), Vec::new());
     let (mut held, mut waited) = (Duration::ZERO, Duration::ZERO);
     let mut out = Vec::with_capacity(shared.width);
@@ -188,6 +190,7 @@ fn worker(
         let inner = &mut *g;
         inner.state.stats.batches += std::mem::take(&mut batches);
         inner.state.stats.evaluations += std::mem::take(&mut evaluations);
+        inner.state.stats.unusable_evaluations += std::mem::take(&mut unusable);
         finish(inner, &mut finished);
         if inner.tree_full && inner.in_flight == 0 {
             // Nothing in flight: no path holds a node id the recycling would change.
@@ -218,7 +221,7 @@ fn worker(
             std::thread::sleep(IDLE);
             continue;
         }
-        let (b, e) = evaluate(
+        let (b, e, u) = evaluate(
             &mut boards,
             config,
             &shared.cache,
@@ -227,7 +230,7 @@ fn worker(
             &mut finished,
             &mut out,
         );
-        (batches, evaluations) = (batches + b, evaluations + e);
+        (batches, evaluations, unusable) = (batches + b, evaluations + e, unusable + u);
     }
 }
 
@@ -344,7 +347,7 @@ struct Request {
 /// Classifies the batch's leaves on the thread's boards (`boards[i]` shows leaf `i` while
 /// the batch is evaluated: no position is copied), answers what the cache knows and
 /// evaluates the rest in one call (no tree lock held). Returns (evaluator calls,
-/// positions evaluated).
+/// positions evaluated, unusable evaluations).
 fn evaluate(
     boards: &mut Vec<Position>,
     config: &super::SearchConfig,
@@ -353,7 +356,7 @@ fn evaluate(
     leaves: &mut Vec<NewLeaf>,
     finished: &mut Vec<Finished>,
     out: &mut Vec<Evaluation>,
-) -> (u64, u64) {
+) -> (u64, u64, u64) {
     while boards.len() < leaves.len() {
         let root = boards[0].clone();
         boards.push(root);
@@ -406,7 +409,7 @@ fn evaluate(
     let missing: Vec<usize> = (0..requests.len())
         .filter(|i| !answers.iter().any(|a| a.0 == *i))
         .collect();
-    let (mut batches, mut evaluations) = (0, 0);
+    let (mut batches, mut evaluations, mut unusable) = (0, 0, 0);
     if !missing.is_empty() {
         let batch: Vec<Leaf<'_>> = missing
             .iter()
@@ -420,6 +423,7 @@ fn evaluate(
         let fallback = Evaluation::default();
         let evaluated = answers.len();
         for (k, &i) in missing.iter().enumerate() {
+            unusable += u64::from(is_unusable(out.get(k), requests[i].moves.len()));
             let e = out.get(k).unwrap_or(&fallback);
             let logits = sanitized_logits(&e.policy_logits, requests[i].moves.len());
             answers.push((i, e.value_logit, logits, false));
@@ -464,5 +468,5 @@ fn evaluate(
             verdict: verdict.expect("every leaf classified, found in the cache or evaluated"),
         });
     }
-    (batches, evaluations)
+    (batches, evaluations, unusable)
 }

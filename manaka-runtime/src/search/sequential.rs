@@ -30,6 +30,8 @@ pub(crate) fn run(
                 );
                 state.stats.batches += 1;
                 let fallback = Evaluation::default();
+                state.stats.unusable_evaluations +=
+                    u64::from(super::descent::is_unusable(out.first(), moves.len()));
                 let evaluation = out.first().unwrap_or(&fallback);
                 let v = state.expand_evaluated(node, key, &moves, evaluation);
                 state.back_up(&path, v, false);

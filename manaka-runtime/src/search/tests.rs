@@ -715,3 +715,68 @@ fn searchmoves_restrict_the_root_and_multipv_reads_out_lines() {
     let r = s.run(&p, &mut HashEvaluator::default(), &limits);
     assert_eq!(r.root_moves.len(), p.legal_moves().len());
 }
+
+/// An evaluator that answers badly: NaN values, one logit too few, an infinite logit, and
+/// nothing at all for every third batch.
+struct BrokenEvaluator(usize);
+
+impl Evaluator for BrokenEvaluator {
+    fn name(&self) -> String {
+        "broken".into()
+    }
+
+    fn evaluate(&mut self, batch: &[Leaf<'_>], out: &mut Vec<Evaluation>) {
+        self.0 += 1;
+        out.clear();
+        if self.0 % 3 == 0 {
+            return;
+        }
+        for leaf in batch {
+            let mut logits = vec![0.0; leaf.moves.len().saturating_sub(1)];
+            if let Some(l) = logits.first_mut() {
+                *l = f32::INFINITY;
+            }
+            out.push(Evaluation {
+                value_logit: f32::NAN,
+                policy_logits: logits,
+            });
+        }
+    }
+}
+
+#[test]
+fn unusable_evaluations_are_repaired_and_counted() {
+    let p = pos(MIDGAME);
+    for (batch_size, threads) in [(1, 1), (8, 1), (4, 2)] {
+        let mut evaluators: Vec<Box<dyn Evaluator>> = (0..threads)
+            .map(|_| Box::new(BrokenEvaluator(0)) as Box<dyn Evaluator>)
+            .collect();
+        let limits = SearchLimits::simulations(300);
+        let control = SearchControl::new(&limits);
+        let r = GumbelSearch::new(SearchConfig {
+            batch_size,
+            root_mate_nodes: 0,
+            ..SearchConfig::default()
+        })
+        .run_threads(&p, &mut evaluators, &limits, &control, &mut |_| {});
+        assert!(p.is_legal(r.best_move.unwrap()));
+        assert!(r.root_value.is_finite());
+        // Every evaluation the broken evaluator was asked for is unusable.
+        assert_eq!(
+            r.stats.unusable_evaluations, r.stats.evaluations,
+            "batch {batch_size}, {threads} threads: {:?}",
+            r.stats
+        );
+        assert!(r.stats.evaluations > 0);
+    }
+}
+
+#[test]
+fn a_good_evaluator_has_no_unusable_evaluations() {
+    let r = GumbelSearch::new(SearchConfig::default()).run(
+        &pos(MIDGAME),
+        &mut HashEvaluator::default(),
+        &SearchLimits::simulations(300),
+    );
+    assert_eq!(r.stats.unusable_evaluations, 0);
+}

@@ -214,6 +214,15 @@ impl SearchJob {
                         r.stats.recycled, r.stats.recycled_nodes
                     ));
                 }
+                if r.stats.unusable_evaluations > 0 {
+                    // Never silent: a broken network or backend shows in the GUI's log.
+                    out.info_string(&format!(
+                        "warning: the evaluator returned {} unusable evaluations (missing, NaN \
+                         or infinite, or the wrong number of logits); they were repaired \
+                         (an even value, a flat or clamped policy)",
+                        r.stats.unusable_evaluations
+                    ));
+                }
                 out.info_string(&summary(&r));
                 self.print_info(&r);
             }

@@ -1197,3 +1197,40 @@ fn with_pondering_on_a_bestmove_names_a_ponder_move_whenever_a_reply_exists() {
     s.send("go nodes 10");
     assert_eq!(s.wait_for("bestmove", n), "bestmove G*5b");
 }
+
+#[test]
+fn unusable_evaluations_are_reported_not_silent() {
+    use crate::eval::{Evaluation, Evaluator, FnFactory, Leaf};
+    /// Answers every leaf with a NaN value.
+    struct Nan;
+    impl Evaluator for Nan {
+        fn name(&self) -> String {
+            "nan".into()
+        }
+        fn evaluate(&mut self, batch: &[Leaf<'_>], out: &mut Vec<Evaluation>) {
+            out.clear();
+            out.extend(batch.iter().map(|l| Evaluation {
+                value_logit: f32::NAN,
+                policy_logits: vec![0.0; l.moves.len()],
+            }));
+        }
+    }
+    let loader: Loader = Box::new(|_| {
+        let factory = FnFactory::new("nan", || Box::new(Nan) as Box<dyn Evaluator>);
+        Ok(LoadedNetwork {
+            factory: std::sync::Arc::new(factory),
+            description: "nan".into(),
+        })
+    });
+    let mut s = Session::with_loader(loader);
+    s.send("isready");
+    s.send("position startpos");
+    s.send("go nodes 16");
+    legal_bestmove(&s.wait_for("bestmove", 0), &Position::startpos());
+    assert!(
+        s.text()
+            .contains("info string warning: the evaluator returned"),
+        "{}",
+        s.text()
+    );
+}
