@@ -165,7 +165,7 @@ pub struct SearchStats {
     /// The parallel search's threads and lock figures (default with one thread).
     pub parallel: super::ParallelStats,
     /// Evaluations the evaluator got wrong — missing, a NaN or infinite value or logit, or
-    /// the wrong number of logits — and that were made usable ([`sanitized_logits`]; a
+    /// the wrong number of logits — and that were made usable (`sanitized_logits`; a
     /// missing one is an even position with a flat policy). The USI engine says so.
     pub unusable_evaluations: u64,
 }
