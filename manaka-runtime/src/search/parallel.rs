@@ -398,17 +398,19 @@ fn evaluate(
     }
     // (request, value logit, logits, from the cache)
     let mut answers: Vec<(usize, f32, Vec<f32>, bool)> = Vec::with_capacity(requests.len());
+    // The requests the cache does not answer, for the evaluator.
+    let mut missing: Vec<usize> = Vec::with_capacity(requests.len());
     if !requests.is_empty() {
         let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
         for (i, r) in requests.iter().enumerate() {
-            if let Some((value_logit, logits)) = c.get(r.key, r.moves.len()) {
-                answers.push((i, value_logit, logits.to_vec(), true));
+            match c.get(r.key, r.moves.len()) {
+                Some((value_logit, logits)) => {
+                    answers.push((i, value_logit, logits.to_vec(), true))
+                }
+                None => missing.push(i),
             }
         }
     }
-    let missing: Vec<usize> = (0..requests.len())
-        .filter(|i| !answers.iter().any(|a| a.0 == *i))
-        .collect();
     let (mut batches, mut evaluations, mut unusable) = (0, 0, 0);
     if !missing.is_empty() {
         let batch: Vec<Leaf<'_>> = missing
