@@ -3,12 +3,9 @@
 //! The level is chosen once (at engine construction) by CPU detection, or forced with the
 //! environment variable `MANAKA_SIMD=scalar|avx2|avx512` for tests and benchmarks.
 
-#[cfg(target_arch = "x86_64")]
-mod avx2;
-mod scalar;
+mod body;
+mod lanes;
 // Integer kernels for NNUE inference (YaneuraOu's arithmetic).
-#[cfg(target_arch = "x86_64")]
-mod avx512;
 pub mod int;
 
 use std::fmt;
@@ -119,12 +116,72 @@ impl fmt::Display for Simd {
     }
 }
 
+// The entry points: per level, one thin function per kernel that enables the level's target
+// features and runs the shared body (`body.rs`) with that level's lanes (`lanes.rs`). The body
+// and the lane methods are `#[inline(always)]`, so each entry point compiles to one function
+// with the intrinsics inlined and every size a constant.
+macro_rules! entry_points {
+    ($level:ident, $lanes:ty $(, $features:literal)?) => {
+        mod $level {
+            use super::body;
+            #[allow(unused_imports)]
+            use super::lanes::*;
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn add_assign<const N: usize>(acc: &mut [f32; N], row: &[f32; N]) {
+                // SAFETY: the caller runs this level only on a CPU with its features.
+                unsafe { body::add_assign::<$lanes, N>(acc, row) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn sub_assign<const N: usize>(acc: &mut [f32; N], row: &[f32; N]) {
+                // SAFETY: as above.
+                unsafe { body::sub_assign::<$lanes, N>(acc, row) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn power_update<const D: usize, const O: usize>(
+                p: &mut [[f32; D]; O],
+                e: &[f32; D],
+                sign: f32,
+            ) {
+                // SAFETY: as above.
+                unsafe { body::power_update::<$lanes, D, O>(p, e, sign) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn dot<const N: usize>(a: &[f32; N], b: &[f32; N]) -> f32 {
+                // SAFETY: as above.
+                unsafe { body::dot::<$lanes, N>(a, b) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn affine_batch<const IN: usize, const OUT: usize>(
+                w: &[[f32; IN]; OUT],
+                b: &[f32; OUT],
+                xs: &[[f32; IN]],
+                out: &mut [[f32; OUT]],
+            ) {
+                // SAFETY: as above.
+                unsafe { body::affine_batch::<$lanes, IN, OUT>(w, b, xs, out) }
+            }
+        }
+    };
+}
+
+entry_points!(scalar, Scalar);
+#[cfg(target_arch = "x86_64")]
+entry_points!(avx2, Avx2, "avx2,fma");
+#[cfg(target_arch = "x86_64")]
+entry_points!(avx512, Avx512, "avx512f,avx512bw,avx2,fma");
+
 // Dispatch. Each arm after `Scalar` is only reachable with a `Simd` built by `available()`,
 // which checked the CPU features the `unsafe` target-feature function needs.
 macro_rules! dispatch {
     ($simd:expr, $f:ident ( $($arg:expr),* )) => {
         match $simd.0 {
-            Level::Scalar => scalar::$f($($arg),*),
+            // SAFETY: the scalar level needs no CPU feature.
+            Level::Scalar => unsafe { scalar::$f($($arg),*) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the CPU supports AVX2 and FMA (checked when this `Simd` was made).
             Level::Avx2 => unsafe { avx2::$f($($arg),*) },
@@ -132,7 +189,8 @@ macro_rules! dispatch {
             // SAFETY: the CPU supports AVX-512 F and BW (checked when this `Simd` was made).
             Level::Avx512 => unsafe { avx512::$f($($arg),*) },
             #[cfg(not(target_arch = "x86_64"))]
-            _ => scalar::$f($($arg),*),
+            // SAFETY: as the scalar arm.
+            _ => unsafe { scalar::$f($($arg),*) },
         }
     };
 }
@@ -140,13 +198,13 @@ macro_rules! dispatch {
 /// `acc += row`.
 #[inline]
 pub fn add_assign<const N: usize>(simd: Simd, acc: &mut [f32; N], row: &[f32; N]) {
-    dispatch!(simd, add_assign(acc.as_mut_slice(), row.as_slice()))
+    dispatch!(simd, add_assign(acc, row))
 }
 
 /// `acc -= row`.
 #[inline]
 pub fn sub_assign<const N: usize>(simd: Simd, acc: &mut [f32; N], row: &[f32; N]) {
-    dispatch!(simd, sub_assign(acc.as_mut_slice(), row.as_slice()))
+    dispatch!(simd, sub_assign(acc, row))
 }
 
 /// Power sums: `p[k][c] += sign · e[c]^(k+1)` for k = 0..O (SPEC §4). `sign` is ±1.
@@ -157,21 +215,21 @@ pub fn power_update<const D: usize, const O: usize>(
     e: &[f32; D],
     sign: f32,
 ) {
-    dispatch!(
-        simd,
-        power_update(p.as_flattened_mut(), e.as_slice(), D, sign)
-    )
+    dispatch!(simd, power_update(p, e, sign))
 }
 
 /// `Σ a[i] · b[i]`.
 #[inline]
 pub fn dot<const N: usize>(simd: Simd, a: &[f32; N], b: &[f32; N]) -> f32 {
-    dispatch!(simd, dot(a.as_slice(), b.as_slice()))
+    dispatch!(simd, dot(a, b))
 }
 
 /// Batched affine map: for every input `x_j` (rows of `xs`, `IN` wide), `out_j = W x_j + b`
 /// with `W` row-major `OUT × IN`. Each row of `W` is read once per call however many inputs
 /// there are — the small GEMM that lets a batch of leaves share one pass over W1.
+///
+/// # Panics
+/// If `xs` and `out` differ in length (one output row per input; never truncated).
 #[inline]
 pub fn affine_batch<const IN: usize, const OUT: usize>(
     simd: Simd,
@@ -181,18 +239,7 @@ pub fn affine_batch<const IN: usize, const OUT: usize>(
     out: &mut [[f32; OUT]],
 ) {
     assert_eq!(xs.len(), out.len(), "one output row per input");
-    dispatch!(
-        simd,
-        affine_batch(
-            w.as_flattened(),
-            b.as_slice(),
-            xs.as_flattened(),
-            out.as_flattened_mut(),
-            IN,
-            OUT,
-            xs.len()
-        )
-    )
+    dispatch!(simd, affine_batch(w, b, xs, out))
 }
 
 /// Asks the CPU to start loading the cache line holding `p` (a pair-table row about to be

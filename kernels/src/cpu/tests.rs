@@ -1,6 +1,34 @@
-//! Every SIMD level this CPU (or Miri) runs equals the scalar twin on random inputs.
+//! Every level this CPU (or Miri) runs — scalar included, since it runs the same generic
+//! bodies — equals the plain definitions below on random inputs: exactly for element-wise
+//! kernels, within f32 rounding of an f64 sum for dot products.
 
 use super::*;
+
+/// The definitions, written as plainly as possible and independently of `body.rs`.
+mod plain {
+    pub fn add<const N: usize>(acc: &mut [f32; N], row: &[f32; N]) {
+        for i in 0..N {
+            acc[i] += row[i];
+        }
+    }
+    pub fn sub<const N: usize>(acc: &mut [f32; N], row: &[f32; N]) {
+        for i in 0..N {
+            acc[i] -= row[i];
+        }
+    }
+    pub fn power<const D: usize, const O: usize>(p: &mut [[f32; D]; O], e: &[f32; D], sign: f32) {
+        for c in 0..D {
+            let mut x = sign * e[c];
+            for row in p.iter_mut() {
+                row[c] += x;
+                x *= e[c];
+            }
+        }
+    }
+    pub fn dot(a: &[f32], b: &[f32]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| *x as f64 * *y as f64).sum()
+    }
+}
 
 struct Rng(u64);
 impl Rng {
@@ -23,8 +51,8 @@ fn check_rows<const N: usize>(rng: &mut Rng) {
     let acc0 = rng.arr::<N>();
     let row = rng.arr::<N>();
     let (mut want_add, mut want_sub) = (acc0, acc0);
-    add_assign(Simd::SCALAR, &mut want_add, &row);
-    sub_assign(Simd::SCALAR, &mut want_sub, &row);
+    plain::add(&mut want_add, &row);
+    plain::sub(&mut want_sub, &row);
     for simd in Simd::available() {
         let (mut a, mut s) = (acc0, acc0);
         add_assign(simd, &mut a, &row);
@@ -40,7 +68,7 @@ fn check_power<const D: usize, const O: usize>(rng: &mut Rng) {
     let e = rng.arr::<D>();
     for sign in [1.0, -1.0] {
         let mut want = p0;
-        power_update(Simd::SCALAR, &mut want, &e, sign);
+        plain::power(&mut want, &e, sign);
         for simd in Simd::available() {
             let mut p = p0;
             power_update(simd, &mut p, &e, sign);
@@ -51,7 +79,7 @@ fn check_power<const D: usize, const O: usize>(rng: &mut Rng) {
 
 fn check_dot<const N: usize>(rng: &mut Rng) {
     let (a, b) = (rng.arr::<N>(), rng.arr::<N>());
-    let exact: f64 = a.iter().zip(&b).map(|(x, y)| *x as f64 * *y as f64).sum();
+    let exact = plain::dot(&a, &b);
     for simd in Simd::available() {
         let d = dot(simd, &a, &b);
         assert!(close(d, exact as f32), "{simd} dot N={N}: {d} vs {exact}");
@@ -62,18 +90,27 @@ fn check_affine<const IN: usize, const OUT: usize>(rng: &mut Rng, batch: usize) 
     let w: [[f32; IN]; OUT] = std::array::from_fn(|_| rng.arr::<IN>());
     let b = rng.arr::<OUT>();
     let xs: Vec<[f32; IN]> = (0..batch).map(|_| rng.arr::<IN>()).collect();
-    let mut want = vec![[0.0; OUT]; batch];
-    affine_batch(Simd::SCALAR, &w, &b, &xs, &mut want);
+    let want: Vec<[f64; OUT]> = xs
+        .iter()
+        .map(|x| std::array::from_fn(|r| b[r] as f64 + plain::dot(&w[r], x)))
+        .collect();
     for simd in Simd::available() {
         let mut got = vec![[f32::NAN; OUT]; batch];
         affine_batch(simd, &w, &b, &xs, &mut got);
-        for (g, wnt) in got.iter().zip(&want) {
+        for (j, (g, wnt)) in got.iter().zip(&want).enumerate() {
             for (x, y) in g.iter().zip(wnt) {
                 assert!(
-                    close(*x, *y),
+                    close(*x, *y as f32),
                     "{simd} affine {IN}x{OUT} batch {batch}: {x} vs {y}"
                 );
             }
+            // A leaf's outputs are the same bits alone as in the batch (body::affine_batch).
+            let mut alone = [[f32::NAN; OUT]];
+            affine_batch(simd, &w, &b, &xs[j..j + 1], &mut alone);
+            assert_eq!(
+                &alone[0], g,
+                "{simd} affine {IN}x{OUT}: input {j} alone vs batch {batch}"
+            );
         }
     }
 }
@@ -90,6 +127,7 @@ fn simd_levels_equal_scalar() {
     check_power::<5, 3>(&mut rng);
     check_power::<16, 2>(&mut rng);
     check_power::<35, 4>(&mut rng);
+    check_power::<33, 1>(&mut rng);
     check_dot::<3>(&mut rng);
     check_dot::<16>(&mut rng);
     check_dot::<48>(&mut rng);
@@ -112,4 +150,12 @@ fn levels_report_what_ran() {
     assert_eq!(names[0], "scalar");
     assert!(matches!(Simd::by_name("bogus"), Err(SimdError::Unknown(_))));
     assert_eq!(Simd::by_name("scalar"), Ok(Simd::SCALAR));
+}
+
+#[test]
+#[should_panic(expected = "one output row per input")]
+fn affine_batch_refuses_unequal_lengths() {
+    let w = [[1.0f32; 4]; 2];
+    let mut out = [[0.0f32; 2]; 1];
+    affine_batch(Simd::SCALAR, &w, &[0.0; 2], &[[1.0; 4]; 2], &mut out);
 }
