@@ -17,6 +17,10 @@
 //! - [`ShapeError`]: why a name is refused, one variant per rule, with
 //!   [`ShapeError::suggestion`] (the spelling probably meant).
 //! - [`TensorSpec`]: one tensor of the table (name, dimensions), in file order.
+//! - [`Dims`] ([`Shape::dims`]): every size an engine is built from, computed once for the
+//!   macro, the float and integer engines and the CUDA generator.
+//! - [`formula`]: SPEC §4–5's small formulas (pair index, move feature, RMS epsilon) that
+//!   every evaluator shares.
 //!
 //! The grammar and the size formulas are in docs/shapes.md (SPEC §2, §7).
 //!
@@ -32,10 +36,13 @@
 //! # Ok::<(), manaka_shapes::ShapeError>(())
 //! ```
 
+mod dims;
 mod error;
+pub mod formula;
 mod params;
 mod shape;
 
+pub use dims::Dims;
 pub use error::ShapeError;
 pub use params::{
     Block, BlockKind, MOVE_CLASSES, ORIGINS, PIECE_KINDS, POLICY_LABELS, PowerGroup, SQUARES,
