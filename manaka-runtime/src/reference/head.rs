@@ -121,6 +121,19 @@ pub fn hidden(
     stm: &Accumulator,
     other: &Accumulator,
 ) -> Vec<f64> {
+    hidden_layers(shape, params, stm, other)
+        .pop()
+        .expect("a head has at least one hidden layer")
+}
+
+/// Every hidden layer's activations, first to last (the last is [`hidden`]); `manaka lab`'s
+/// inspector shows them all.
+pub fn hidden_layers(
+    shape: &Shape,
+    params: &Params<'_>,
+    stm: &Accumulator,
+    other: &Accumulator,
+) -> Vec<Vec<f64>> {
     let mut u = perspective_input(shape, params, stm);
     u.extend(perspective_input(shape, params, other));
     let act = |v: f64| {
@@ -130,14 +143,16 @@ pub fn hidden(
             v.max(0.0)
         }
     };
-    let mut h: Vec<f64> = affine(params.w1, params.b1, &u)
+    let h1: Vec<f64> = affine(params.w1, params.b1, &u)
         .into_iter()
         .map(act)
         .collect();
+    let mut layers = vec![h1];
     if let (Some(w2), Some(b2)) = (params.w2, params.b2) {
-        h = affine(w2, b2, &h).into_iter().map(act).collect();
+        let h2 = affine(w2, b2, &layers[0]).into_iter().map(act).collect();
+        layers.push(h2);
     }
-    h
+    layers
 }
 
 /// Value logit ℓ = w_v · h + b_v.
