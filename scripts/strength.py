@@ -73,6 +73,9 @@ def main():
     ap.add_argument("--byoyomi", type=int, default=1000, help="milliseconds per move")
     ap.add_argument("--opening-plies", type=int, default=6,
                     help="each pair of games (one per colour) starts after this many random plies (0: startpos)")
+    ap.add_argument("--openings", default=None,
+                    help="opening book: lines 'startpos moves ...' (cshogi's format); pair k starts from line k "
+                         "of the seeded shuffle (cycled), then --opening-plies random quiet plies")
     ap.add_argument("--seed", type=int, default=1, help="seed of the random openings")
     ap.add_argument("--ponder", action="store_true",
                     help="both engines ponder (cshogi's runner: go ponder / ponderhit / stop); USI_Ponder is set for Manaka")
@@ -105,15 +108,41 @@ def main():
             k, v = o.split("=", 1)
             opp_options[k] = v
 
+    book = [[]]
+    if args.openings:
+        book = []
+        with open(args.openings) as f:
+            for n, raw in enumerate(f, 1):
+                line = raw.strip()
+                if not line or line.startswith("#"):
+                    continue
+                words = line.split()
+                if words[0] == "position":
+                    words = words[1:]
+                if not words or words[0] != "startpos" or (len(words) > 1 and words[1] != "moves"):
+                    sys.exit(f"{args.openings}:{n}: expected 'startpos moves ...' (cshogi's opening format), got {line[:80]!r}")
+                board = cshogi.Board()
+                for usi_move in words[2:]:
+                    m = board.move_from_usi(usi_move)
+                    if not m or not board.is_legal(m):
+                        sys.exit(f"{args.openings}:{n}: {usi_move} is not a legal move there")
+                    board.push(m)
+                book.append(words[2:])
+        if not book:
+            sys.exit(f"{args.openings} holds no openings")
     opening = None
-    if args.opening_plies > 0:
+    if args.opening_plies > 0 or args.openings:
         # Random but quiet openings: no captures, so neither side starts a piece down.
         rng = random.Random(args.seed)
+        order = list(range(len(book)))
+        rng.shuffle(order)
         opening = os.path.join(tmp, "openings.txt")
         with open(opening, "w") as f:
-            for _ in range((args.games + 1) // 2):
+            for k in range((args.games + 1) // 2):
                 board = cshogi.Board()
-                moves = []
+                moves = list(book[order[k % len(book)]])
+                for usi_move in moves:
+                    board.push_usi(usi_move)
                 for _ in range(args.opening_plies):
                     quiet = [m for m in board.legal_moves if not cshogi.move_cap(m)]
                     m = rng.choice(quiet)

@@ -380,6 +380,60 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
     let full_bytes = std::fs::read(&full).unwrap();
     assert_eq!(full_bytes.len(), 12 * 38);
 
+    // Three shards (positions 0-3, 4-7, 8-11), concatenated in order: the unsharded output.
+    let mut sharded = Vec::new();
+    for i in 0..3 {
+        let out = dir.join(format!("shard-{i}.hcpe"));
+        let shard = format!("{i}/3");
+        let mut args = vec!["--shard", shard.as_str()];
+        let run = manaka(&{
+            let mut a = vec![
+                "label",
+                "--engine",
+                &engine,
+                "--depth",
+                "3",
+                "--positions",
+                input.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ];
+            a.append(&mut args);
+            a
+        });
+        ok(&run, "sharded run");
+        sharded.extend(std::fs::read(&out).unwrap());
+    }
+    // The same positions in the same order (with their game results). The scores and moves
+    // may differ in a few records: fairy-stockfish's search depends on its hash table and
+    // histories, which hold whatever it searched before on that process.
+    let positions_of = |bytes: &[u8]| -> Vec<Vec<u8>> {
+        bytes
+            .chunks(38)
+            .map(|r| [&r[..32], &r[36..37]].concat())
+            .collect()
+    };
+    assert_eq!(sharded.len(), full_bytes.len());
+    assert_eq!(
+        positions_of(&sharded),
+        positions_of(&full_bytes),
+        "shards in order are the unsharded run's positions"
+    );
+    let bad = manaka(&[
+        "label",
+        "--engine",
+        &engine,
+        "--depth",
+        "3",
+        "--positions",
+        input.to_str().unwrap(),
+        "--out",
+        dir.join("x.hcpe").to_str().unwrap(),
+        "--shard",
+        "3/3",
+    ]);
+    assert!(refused(&bad).contains("not a shard"), "shard 3/3 refused");
+
     // The journal as docs/data.md describes it.
     let journal = |out: &PathBuf, limit: &str| {
         let settings = serde_json::json!({

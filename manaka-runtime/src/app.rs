@@ -174,10 +174,7 @@ impl<N: CompiledNetwork> App<N> {
         let (source, origin) = self.default_source()?;
         let factory = factory::<N>(source)?;
         let description = format!("{origin}, {}", factory.name());
-        Ok(LoadedNetwork {
-            factory,
-            description,
-        })
+        Ok(LoadedNetwork::new(factory, description, origin))
     }
 
     /// [`App::load`] as the USI engine's loader.
@@ -219,10 +216,7 @@ impl<N: CompiledNetwork> App<N> {
             ),
         };
         let description = format!("{why}{origin}, {}", factory.name());
-        Ok(LoadedNetwork {
-            factory,
-            description,
-        })
+        Ok(LoadedNetwork::new(factory, description, origin))
     }
 
     /// The USI engine (options, position, search thread) on `output`, loading networks as
@@ -434,10 +428,13 @@ pub fn selfplay_config(games: u64, simulations: u32) -> SelfplayConfig {
             max_moves: 320,
             entering_king: EnteringKingRule::Csa27,
             cache_entries: 1 << 12,
+            resign: None,
         },
         seed: 1,
         parallel_games: 32,
         games_per_file: 100,
+        openings: Default::default(),
+        shard: Default::default(),
     }
 }
 

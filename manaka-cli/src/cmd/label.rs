@@ -3,6 +3,7 @@
 use anyhow::{Context, Result, anyhow, bail};
 use manaka_runtime::data::io::write_atomic;
 use manaka_runtime::data::records::{GameResult, HcpeRecord, PsvRecord, Record};
+use manaka_runtime::data::shard::Shard;
 use manaka_runtime::data::sources::{
     SourceFormat, SourcePosition, read_positions, result_for_side,
 };
@@ -29,6 +30,12 @@ use std::time::{Duration, Instant};
 /// same command run again resumes from there. OUT itself appears only when every position
 /// is done; run again once OUT exists, the command says the run is finished and does
 /// nothing (`--force` labels again).
+///
+/// Several machines: --shard i/n labels only the i-th of n equal contiguous ranges of the
+/// positions. Records stay in input order, so the shards' outputs, concatenated in shard
+/// order, are byte for byte the output of one unsharded run; the trainer also takes them
+/// as they are (`train --data out-*.hcpe`). docs/training.md shows Slurm and Kubernetes
+/// job arrays.
 ///
 /// Example: `manaka label --engine /usr/games/fairy-stockfish --depth 10 --positions
 /// pos.sfen --out pos.hcpe --threads 2`
@@ -71,6 +78,13 @@ pub struct Args {
     /// Label again even though OUT exists (a finished run), replacing it when done.
     #[arg(long)]
     force: bool,
+    /// Label only part i of n (0 <= i < n): positions [i·N/n, (i+1)·N/n) of the N in the file.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -140,9 +154,21 @@ pub fn run(args: Args) -> Result<()> {
         );
         return Ok(());
     }
-    let positions = read_positions(&args.positions, format).context("reading --positions")?;
+    let mut positions = read_positions(&args.positions, format).context("reading --positions")?;
     if positions.is_empty() {
         bail!("{} holds no positions", args.positions.display());
+    }
+    // A shard is a contiguous range, so the shards' outputs in order are the whole run's.
+    let shard = args.shard.unwrap_or_default();
+    let first = shard.range_start(positions.len() as u64) as usize;
+    let end = shard.range_start_of(shard.index + 1, positions.len() as u64) as usize;
+    positions.truncate(end);
+    positions.drain(..first);
+    if positions.is_empty() {
+        bail!(
+            "shard {shard} of {}'s positions is empty: use fewer shards",
+            args.positions.display()
+        );
     }
 
     let total = positions.len();
@@ -159,6 +185,11 @@ pub fn run(args: Args) -> Result<()> {
         "engine": args.engine,
         "options": args.options,
     });
+    // Only for a sharded run, so that journals written before shards existed still resume.
+    let mut settings = settings;
+    if shard.count > 1 {
+        settings["shard"] = serde_json::json!(shard.to_string());
+    }
     let mut journal = Journal::open(&args.out, record_size, settings)?;
     let resumed = journal.done();
     if resumed > 0 {
@@ -194,7 +225,11 @@ pub fn run(args: Args) -> Result<()> {
                         let labelled =
                             label_one(&mut engine, src, limit, search_timeout, args.format)
                                 .with_context(|| {
-                                    format!("position {} ({})", i + 1, src.position.to_sfen())
+                                    format!(
+                                        "position {} ({})",
+                                        first + i + 1,
+                                        src.position.to_sfen()
+                                    )
                                 })?;
                         if let Ok(mut r) = results.lock() {
                             r[i] = Some(labelled);

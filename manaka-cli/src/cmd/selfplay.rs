@@ -2,7 +2,10 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use manaka_cli::engines::{self, EngineVisitor};
-use manaka_runtime::data::selfplay::{self, GameSettings, Progress, SelfplayConfig};
+use manaka_runtime::data::selfplay::{
+    self, GameSettings, Openings, Progress, Resign, SelfplayConfig, Shard,
+};
+use manaka_runtime::data::sources::{SourceFormat, read_positions};
 use manaka_runtime::eval::{Evaluator, EvaluatorFactory, FnFactory, MaterialEvaluator};
 use manaka_runtime::network::{Network, NetworkEvaluator};
 use manaka_runtime::reference::{ReferenceEvaluator, ReferenceNet};
@@ -27,6 +30,19 @@ use std::time::{Duration, Instant};
 /// complete. Run the same command again to resume: finished files are kept, the missing
 /// games are played again exactly as before (a game depends only on the seed and its
 /// number), and other settings in the same DIR are refused.
+///
+/// Openings: game i starts from line i mod n of --openings (SFEN lines, as `manaka positions`
+/// writes them; default: the start position), then plays --random-plies uniformly random
+/// legal moves, drawn from the seed and the game number.
+///
+/// Resigning: with --resign-below P the side to move resigns when the search gives it a win
+/// probability below P; a share (--resign-playout) of games is played out anyway, and the
+/// summary counts how many of their due resignations would have been wrong.
+///
+/// Several machines: --shard i/n plays only the files whose number is i mod n. The shards'
+/// files are exactly those of one unsharded run (same seed and settings), so they can share
+/// a directory, or be copied into one, with no merge step (docs/training.md shows Slurm and
+/// Kubernetes job arrays).
 ///
 /// Example: `manaka selfplay --weights net.mnw --games 1000 --simulations 32 --out games/`
 #[derive(clap::Args)]
@@ -68,6 +84,28 @@ pub struct Args {
     /// (auto), only that (compiled), or the shape-generic reference evaluator (reference).
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     backend: Backend,
+    /// Opening positions, one per line (SFEN, `startpos`, `sfen …`, `position … moves …`);
+    /// game i starts from line i mod n. Default: the start position.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<PathBuf>,
+    /// Uniformly random legal plies played from the opening before the first searched move.
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=64))]
+    random_plies: u32,
+    /// Resign when the searched win probability of the side to move is below P (e.g. 0.03).
+    /// Default: play every game out.
+    #[arg(long, value_name = "P")]
+    resign_below: Option<f64>,
+    /// With --resign-below: the share of games played out anyway, to count the resignations
+    /// that would have been wrong.
+    #[arg(long, default_value_t = 0.1, value_name = "SHARE")]
+    resign_playout: f64,
+    /// Play only part i of n of the run (0 <= i < n): the files numbered i mod n.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -126,7 +164,7 @@ fn load(weights: &str, backend: Backend) -> Result<(Arc<dyn EvaluatorFactory>, S
 fn line(p: &Progress) -> String {
     let t = &p.tally;
     format!(
-        "selfplay: {}/{} games{}, {:.1} moves/s, B {} W {} D {} (mate {}, sennichite {}, nyugyoku {}, max-moves {}), {:.1} leaves/call",
+        "selfplay: {}/{} games{}, {:.1} moves/s, B {} W {} D {} (mate {}, sennichite {}, nyugyoku {}, max-moves {}{}), {:.1} leaves/call",
         p.games_done,
         p.games_total,
         if p.games_resumed > 0 {
@@ -142,6 +180,14 @@ fn line(p: &Progress) -> String {
         t.sennichite,
         t.nyugyoku,
         t.max_moves,
+        if t.resigned > 0 || t.resign_checks > 0 {
+            format!(
+                ", resigned {}; played out with a resignation due {}, of which wrong {}",
+                t.resigned, t.resign_checks, t.false_resignations
+            )
+        } else {
+            String::new()
+        },
         p.batch_fill(),
     )
 }
@@ -153,6 +199,38 @@ pub fn run(args: Args) -> Result<()> {
             args.gumbel_scale
         );
     }
+    let openings = match &args.openings {
+        None => Openings::startpos(args.random_plies),
+        Some(path) => {
+            let positions: Vec<_> = read_positions(path, SourceFormat::Sfen)
+                .with_context(|| format!("cannot read --openings {}", path.display()))?
+                .into_iter()
+                .map(|p| p.position)
+                .collect();
+            Openings::new(&positions, args.random_plies).ok_or_else(|| {
+                anyhow!(
+                    "--openings {} holds no positions (one SFEN per line expected)",
+                    path.display()
+                )
+            })?
+        }
+    };
+    let resign = match args.resign_below {
+        None => None,
+        Some(p) if p > 0.0 && p < 0.5 => {
+            if !(0.0..=1.0).contains(&args.resign_playout) {
+                bail!(
+                    "--resign-playout is a share of games in [0, 1], not {}",
+                    args.resign_playout
+                );
+            }
+            Some(Resign {
+                below: p,
+                check_share: args.resign_playout,
+            })
+        }
+        Some(p) => bail!("--resign-below is a win probability in (0, 0.5), e.g. 0.03, not {p}"),
+    };
     let (factory, network) = load(&args.weights, args.backend)?;
     let config = SelfplayConfig {
         games: args.games,
@@ -163,10 +241,13 @@ pub fn run(args: Args) -> Result<()> {
             max_moves: args.max_moves,
             entering_king: EnteringKingRule::Csa27,
             cache_entries: 1 << 12,
+            resign,
         },
         seed: args.seed,
         parallel_games: args.parallel as usize,
         games_per_file: args.games_per_file,
+        openings,
+        shard: args.shard.unwrap_or_default(),
     };
     let tty = std::io::stderr().is_terminal();
     let every = if tty {

@@ -12,7 +12,8 @@
 //! - [`random`]: a seeded SplitMix64 and random positions from playouts.
 //! - [`sources`]: positions to label from SFEN lines, HCPE3 games, HCPE or PSV records.
 //! - [`selfplay`]: Gumbel self-play across many games batched into one network call,
-//!   written as HCPE3, resumable.
+//!   written as HCPE3, resumable, from openings with random plies, with resignation.
+//! - [`shard`]: one machine's part of a long self-play or labelling run (`--shard i/n`).
 //!
 //! Every reader validates what it reads (positions decode to legal positions, moves are
 //! legal) and refuses bad input with an error, never a panic. Every writer writes a
@@ -26,6 +27,7 @@ pub mod packed;
 pub mod random;
 pub mod records;
 pub mod selfplay;
+pub mod shard;
 pub mod sources;
 pub mod usi_client;
 

@@ -27,7 +27,25 @@ pub struct GameSettings {
     pub entering_king: EnteringKingRule,
     /// Evaluations each game's search caches (by position key).
     pub cache_entries: usize,
+    /// When the side to move resigns (`None`: every game is played out).
+    pub resign: Option<Resign>,
 }
+
+/// Resigning hopeless games saves the moves that teach little (KataGo and lc0 self-play do
+/// the same); a share of games is played out anyway so that the cost — resignations that
+/// would have been wrong — is measured, not assumed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Resign {
+    /// The side to move resigns when the search's win probability for it, (1 + v) / 2 of
+    /// the root value v, is below this.
+    pub below: f64,
+    /// The share of games (chosen by game number, from the run's seed) played out whatever
+    /// their value, in which a resignation is only noted.
+    pub check_share: f64,
+}
+
+/// Salt of the stream that picks the games played out for the resignation check.
+const RESIGN_STREAM: u64 = 0x7265_7369_676e_2121; // "resign!!"
 
 /// The largest visit count written; the improved policy is scaled so that its largest
 /// entry gets this many.
@@ -70,6 +88,8 @@ pub enum Ending {
     Repetition(Repetition),
     /// The move limit: a draw.
     MaxMoves,
+    /// The side to move resigned (its win probability was below the threshold).
+    Resignation,
 }
 
 /// Whether the game is over in `pos` (which carries the game as its history) after
@@ -107,6 +127,10 @@ pub struct PlayedGame {
     pub record: Hcpe3Game,
     pub ending: Ending,
     pub simulations: u64,
+    /// In a game played out for the resignation check: `Some(true)` if the side that would
+    /// first have resigned did lose, `Some(false)` if it drew or won (a resignation would have
+    /// been wrong); `None` if no resignation was due or the game was not a check game.
+    pub resign_check: Option<bool>,
 }
 
 /// Plays game number `index` of a run seeded `seed` from `start` (a position without
@@ -126,6 +150,10 @@ pub fn play(
     let mut pos = start.clone();
     let mut moves = Vec::new();
     let mut simulations = 0u64;
+    let checked = settings
+        .resign
+        .is_some_and(|r| SplitMix64::stream(seed ^ RESIGN_STREAM, index).unit() < r.check_share);
+    let mut would_resign = None;
     search.clear_cache();
     let (ending, result) = loop {
         if let Some(end) = judge(&pos, moves.len(), settings) {
@@ -168,6 +196,15 @@ pub fn play(
                 ));
             }
         };
+        if let Some(resign) = settings.resign {
+            let stm = pos.side_to_move();
+            if (1.0 + r.root_value) * 0.5 < resign.below {
+                if !checked {
+                    break (Ending::Resignation, GameResult::win_for(stm.flip()));
+                }
+                would_resign.get_or_insert(stm);
+            }
+        }
         let cands = if matches!(r.outcome, Outcome::MateInOne | Outcome::MateFound) {
             vec![(mv, u16::MAX)]
         } else {
@@ -188,5 +225,6 @@ pub fn play(
         record,
         ending,
         simulations,
+        resign_check: would_resign.map(|side| result == GameResult::win_for(side.flip())),
     })
 }

@@ -22,8 +22,11 @@
 
 pub mod batcher;
 pub mod game;
+pub mod opening;
 
-pub use game::{Ending, GameSettings, PlayedGame, VISIT_SCALE, candidates, judge, play};
+pub use crate::data::shard::Shard;
+pub use game::{Ending, GameSettings, PlayedGame, Resign, VISIT_SCALE, candidates, judge, play};
+pub use opening::Openings;
 
 #[cfg(test)]
 pub(crate) mod tests;
@@ -32,7 +35,6 @@ use crate::data::hcpe3::{Hcpe3Game, encode_hcpe3, read_hcpe3};
 use crate::data::io::{DataError, write_atomic};
 use crate::eval::{EvaluatorFactory, ThreadedEvaluator};
 use crate::search::{GumbelSearch, SearchConfig};
-use crate::shogi::Position;
 use batcher::BatchServer;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,6 +55,10 @@ pub struct SelfplayConfig {
     pub parallel_games: usize,
     /// Games per output file.
     pub games_per_file: u64,
+    /// Where the games start.
+    pub openings: Openings,
+    /// Which part of the run this process plays.
+    pub shard: Shard,
 }
 
 #[derive(Debug, Error)]
@@ -92,10 +98,18 @@ pub struct Tally {
     pub sennichite: u64,
     pub nyugyoku: u64,
     pub max_moves: u64,
+    /// Games that ended by resignation.
+    pub resigned: u64,
+    /// Games of this session played out for the resignation check in which a resignation
+    /// was due, and of those the ones where it would have been wrong (the side drew or won).
+    pub resign_checks: u64,
+    pub false_resignations: u64,
 }
 
 impl Tally {
-    fn add(&mut self, g: &Hcpe3Game) {
+    /// Counts a game; `ending` is known for games played in this session, and for games read
+    /// back a game without flags is told apart from a resignation by replaying it.
+    fn add(&mut self, g: &Hcpe3Game, played: Option<&PlayedGame>) {
         use crate::data::records::GameResult;
         match g.outcome.result {
             GameResult::BlackWin => self.black_wins += 1,
@@ -105,8 +119,21 @@ impl Tally {
         self.sennichite += u64::from(g.outcome.sennichite);
         self.nyugyoku += u64::from(g.outcome.nyugyoku);
         self.max_moves += u64::from(g.outcome.max_moves);
-        self.checkmates +=
-            u64::from(!g.outcome.sennichite && !g.outcome.nyugyoku && !g.outcome.max_moves);
+        if !g.outcome.sennichite && !g.outcome.nyugyoku && !g.outcome.max_moves {
+            let resigned = match played {
+                Some(p) => p.ending == Ending::Resignation,
+                None => g.replay().is_ok_and(|end| end.has_legal_moves()),
+            };
+            if resigned {
+                self.resigned += 1;
+            } else {
+                self.checkmates += 1;
+            }
+        }
+        if let Some(right) = played.and_then(|p| p.resign_check) {
+            self.resign_checks += 1;
+            self.false_resignations += u64::from(!right);
+        }
     }
 }
 
@@ -152,10 +179,23 @@ pub fn chunk_path(dir: &Path, c: u64) -> PathBuf {
 
 const MANIFEST: &str = "selfplay.manifest";
 
+/// The settings that decide the games (not the shard: every shard of a run writes the same
+/// manifest, so shards may share one directory).
 fn manifest_text(config: &SelfplayConfig, network: &str) -> String {
     let s = &config.settings;
-    format!(
-        "format = manaka self-play 1\nnetwork = {network}\nseed = {}\ngames_per_file = {}\nsimulations = {}\nmax_considered = {}\ngumbel_scale = {}\nmax_moves = {}\nentering_king = {:?}\nstart = startpos\n",
+    let o = &config.openings;
+    let start = if o.is_plain_startpos() {
+        "startpos".to_string()
+    } else {
+        format!(
+            "{} openings xxh64 {:016x}, {} random plies",
+            o.len(),
+            o.fingerprint(),
+            o.random_plies
+        )
+    };
+    let mut text = format!(
+        "format = manaka self-play 1\nnetwork = {network}\nseed = {}\ngames_per_file = {}\nsimulations = {}\nmax_considered = {}\ngumbel_scale = {}\nmax_moves = {}\nentering_king = {:?}\nstart = {start}\n",
         config.seed,
         config.games_per_file,
         s.simulations,
@@ -163,7 +203,16 @@ fn manifest_text(config: &SelfplayConfig, network: &str) -> String {
         s.gumbel_scale,
         s.max_moves,
         s.entering_king
-    )
+    );
+    // Written only when set, so that the manifests of runs made before resignation existed
+    // still match.
+    if let Some(r) = s.resign {
+        text.push_str(&format!(
+            "resign = below {} played out {}\n",
+            r.below, r.check_share
+        ));
+    }
+    text
 }
 
 /// Writes the manifest, or checks that the one there matches.
@@ -226,6 +275,23 @@ pub fn run(
             s.gumbel_scale
         )));
     }
+    if let Some(r) = s.resign {
+        if !(r.below > 0.0 && r.below < 0.5) || !(0.0..=1.0).contains(&r.check_share) {
+            return Err(SelfplayError::Settings(format!(
+                "resigning needs a win probability threshold in (0, 0.5) and a played-out share in [0, 1], not {} and {}",
+                r.below, r.check_share
+            )));
+        }
+    }
+    if config.shard.count == 0 || config.shard.index >= config.shard.count {
+        return Err(SelfplayError::Settings(format!(
+            "shard {} does not exist: give i/n with 0 <= i < n",
+            config.shard
+        )));
+    }
+    if config.openings.is_empty() {
+        return Err(SelfplayError::Settings("the opening list is empty".into()));
+    }
     if u16::try_from(s.max_moves).is_err() {
         return Err(SelfplayError::Settings(
             "max moves must fit HCPE3's 16-bit move count".into(),
@@ -238,14 +304,15 @@ pub fn run(
     check_manifest(dir, &manifest_text(config, network))?;
 
     let start = Instant::now();
-    let mut report = Progress {
-        games_total: config.games,
-        ..Progress::default()
-    };
     let chunks = config.games.div_ceil(config.games_per_file);
     let chunk_len = |c: u64| (config.games - c * config.games_per_file).min(config.games_per_file);
+    let mine = || (0..chunks).filter(|&c| config.shard.owns(c));
+    let mut report = Progress {
+        games_total: mine().map(chunk_len).sum(),
+        ..Progress::default()
+    };
     let mut todo: Vec<u64> = Vec::new();
-    for c in 0..chunks {
+    for c in mine() {
         let path = chunk_path(dir, c);
         if path.exists() {
             let games = read_hcpe3(&path)?;
@@ -257,7 +324,7 @@ pub fn run(
                 });
             }
             for g in &games {
-                report.tally.add(g);
+                report.tally.add(g, None);
             }
             report.games_resumed += games.len() as u64;
         } else {
@@ -271,7 +338,6 @@ pub fn run(
         return Ok(report);
     }
 
-    let startpos = Position::startpos();
     let server = BatchServer::new();
     let stats = server.stats();
     let workers = config.parallel_games.min(todo.len());
@@ -289,7 +355,7 @@ pub fn run(
         });
         for mut conn in connections {
             let done_tx = done_tx.clone();
-            let (todo, next, abort, startpos) = (&todo, &next, &abort, &startpos);
+            let (todo, next, abort) = (&todo, &next, &abort);
             scope.spawn(move || {
                 let mut search = GumbelSearch::new(SearchConfig {
                     cache_entries: s.cache_entries,
@@ -301,8 +367,9 @@ pub fn run(
                     };
                     let flag = conn.failure_flag();
                     let failed = || flag.load(Ordering::Relaxed);
+                    let opening = config.openings.start(config.seed, index);
                     let r = play(
-                        startpos,
+                        &opening,
                         s,
                         config.seed,
                         index,
@@ -326,7 +393,7 @@ pub fn run(
                     report.games_done += 1;
                     report.moves += game.record.moves.len() as u64;
                     report.simulations += game.simulations;
-                    report.tally.add(&game.record);
+                    report.tally.add(&game.record, Some(&game));
                     let c = index / config.games_per_file;
                     let entry = pending.entry(c).or_default();
                     entry.push((index, game.record));

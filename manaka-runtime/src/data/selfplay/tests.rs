@@ -6,7 +6,7 @@ use crate::data::hcpe3::GameOutcome;
 use crate::data::records::{GameResult, move_from_cshogi16};
 use crate::eval::MaterialEvaluator;
 use crate::search::{RootNoise, SearchLimits};
-use crate::shogi::EnteringKingRule;
+use crate::shogi::{EnteringKingRule, Position};
 
 fn settings() -> GameSettings {
     GameSettings {
@@ -16,6 +16,7 @@ fn settings() -> GameSettings {
         max_moves: 120,
         entering_king: EnteringKingRule::Csa27,
         cache_entries: 1024,
+        resign: None,
     }
 }
 
@@ -26,11 +27,23 @@ fn config(games: u64, parallel: usize) -> SelfplayConfig {
         seed: 11,
         parallel_games: parallel,
         games_per_file: 4,
+        openings: Default::default(),
+        shard: Default::default(),
     }
 }
 
 /// The ending a game's header claims, checked against the rules on the replayed game.
 pub(crate) fn check_ending(g: &Hcpe3Game, max_moves: usize) -> Result<&'static str, String> {
+    check_ending_or_resignation(g, max_moves, false)
+}
+
+/// As [`check_ending`]; with `resigning`, a game without flags that is not a checkmate must
+/// be a resignation by the side to move (the other side wins).
+fn check_ending_or_resignation(
+    g: &Hcpe3Game,
+    max_moves: usize,
+    resigning: bool,
+) -> Result<&'static str, String> {
     let end = g.replay()?;
     let stm = end.side_to_move();
     let GameOutcome {
@@ -84,6 +97,8 @@ pub(crate) fn check_ending(g: &Hcpe3Game, max_moves: usize) -> Result<&'static s
     }
     if end.is_checkmate() && result == GameResult::win_for(stm.flip()) {
         Ok("checkmate")
+    } else if resigning && end.has_legal_moves() && result == GameResult::win_for(stm.flip()) {
+        Ok("resignation")
     } else {
         Err(format!(
             "no flag, so a checkmate was expected; final {} result {result:?}",
@@ -353,4 +368,176 @@ fn a_declaring_side_to_move_ends_the_game_with_the_nyugyoku_flag() {
     let mut bytes = Vec::new();
     g.record.write_bytes(&mut bytes).unwrap();
     assert_eq!(bytes[34], 1 | 8, "Black won, by declaration");
+}
+
+fn run_material(cfg: &SelfplayConfig, dir: &Path) -> Progress {
+    run(
+        cfg,
+        "material",
+        MaterialEvaluator::factory(),
+        1,
+        dir,
+        &mut |_| {},
+    )
+    .unwrap()
+}
+
+fn files_in(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "hcpe3"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn shards_write_exactly_the_files_of_one_unsharded_run() {
+    // 10 games in files of 4: files 0, 1, 2 (the last holds 2 games).
+    let cfg = config(10, 3);
+    let whole = scratch("selfplay-whole");
+    run_material(&cfg, whole.path());
+    let all = files_in(whole.path());
+    assert_eq!(all.len(), 3);
+
+    let mut union = std::collections::BTreeMap::new();
+    let shared = scratch("selfplay-shared");
+    for i in 0..2 {
+        let shard = Shard { index: i, count: 2 };
+        let own = scratch("selfplay-shard");
+        let p = run_material(
+            &SelfplayConfig {
+                shard,
+                ..cfg.clone()
+            },
+            own.path(),
+        );
+        // Shard 0 plays files 0 and 2 (4 + 2 games), shard 1 file 1 (4 games).
+        assert_eq!(p.games_total, if i == 0 { 6 } else { 4 }, "shard {shard}");
+        let files = files_in(own.path());
+        for name in files.keys() {
+            assert!(!union.contains_key(name), "{name} written by two shards");
+        }
+        union.extend(files);
+        // Shards may also share one directory (one manifest for all).
+        run_material(
+            &SelfplayConfig {
+                shard,
+                ..cfg.clone()
+            },
+            shared.path(),
+        );
+    }
+    assert_eq!(union, all, "the shards' files are the unsharded run's");
+    assert_eq!(files_in(shared.path()), all);
+
+    assert_eq!(Shard::parse("1/4"), Ok(Shard { index: 1, count: 4 }));
+    for bad in ["4/4", "1", "a/2", "0/0", "-1/3"] {
+        assert!(Shard::parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn games_start_from_the_openings_after_the_random_plies() {
+    let a = Position::startpos();
+    let b =
+        Position::from_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2")
+            .unwrap();
+    let plies = 3;
+    let openings = Openings::new(&[a.clone(), b.clone()], plies).unwrap();
+    let cfg = SelfplayConfig {
+        openings: openings.clone(),
+        ..config(8, 4)
+    };
+    let dir = scratch("selfplay-openings");
+    run_material(&cfg, dir.path());
+    let mut games = Vec::new();
+    for c in 0..2 {
+        games.extend(read_hcpe3(chunk_path(dir.path(), c)).unwrap());
+    }
+    let mut starts = std::collections::HashSet::new();
+    for (i, g) in games.iter().enumerate() {
+        // HCP keeps the board, hands and side to move, not the move number.
+        let board = |p: &Position| p.to_sfen().rsplit_once(' ').unwrap().0.to_string();
+        let start = g.start_position().unwrap();
+        let want = openings.start(cfg.seed, i as u64);
+        assert_eq!(board(&start), board(&want), "game {i}");
+        // `plies` legal moves from its opening (game i's is opening i mod 2).
+        let base = if i % 2 == 0 { &a } else { &b };
+        assert_eq!(want.ply(), base.ply() + plies, "game {i}");
+        assert_eq!(
+            want.side_to_move(),
+            base.side_to_move().flip(),
+            "3 plies: the other side moves"
+        );
+        assert_ne!(board(&start), board(base));
+        check_ending(g, 120).unwrap_or_else(|e| panic!("game {i}: {e}"));
+        starts.insert(board(&start));
+    }
+    assert!(
+        starts.len() > 4,
+        "random plies differ between games: {starts:?}"
+    );
+    // Another opening list is another run.
+    let e = run(
+        &SelfplayConfig {
+            openings: Openings::startpos(plies),
+            ..cfg.clone()
+        },
+        "material",
+        MaterialEvaluator::factory(),
+        1,
+        dir.path(),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("start"), "{e}");
+}
+
+#[test]
+fn resigning_ends_lost_games_and_played_out_games_are_unchanged() {
+    let base = config(8, 4);
+    let plain = scratch("selfplay-no-resign");
+    let p0 = run_material(&base, plain.path());
+    assert_eq!(p0.tally.resigned, 0);
+
+    // The material evaluator's values are modest; a threshold of 0.45 resigns often.
+    let with = |check_share| {
+        let mut cfg = base.clone();
+        cfg.settings.resign = Some(Resign {
+            below: 0.45,
+            check_share,
+        });
+        cfg
+    };
+    let resigning = scratch("selfplay-resign");
+    let p = run_material(&with(0.0), resigning.path());
+    assert!(p.tally.resigned > 0, "no game resigned: {:?}", p.tally);
+    assert_eq!(p.tally.resign_checks, 0);
+    assert!(p.moves < p0.moves, "resigning saves moves");
+    let mut games = Vec::new();
+    for c in 0..2 {
+        games.extend(read_hcpe3(chunk_path(resigning.path(), c)).unwrap());
+    }
+    let resigned = games
+        .iter()
+        .map(|g| check_ending_or_resignation(g, 120, true).unwrap())
+        .filter(|&e| e == "resignation")
+        .count() as u64;
+    assert_eq!(resigned, p.tally.resigned);
+    // Read back on resume, the tally tells resignations from checkmates.
+    let again = run_material(&with(0.0), resigning.path());
+    assert_eq!(again.tally, p.tally);
+
+    // Every game played out: the same games as without resigning, byte for byte, and the
+    // due resignations counted.
+    let checked = scratch("selfplay-resign-checked");
+    let p = run_material(&with(1.0), checked.path());
+    assert_eq!(files_in(checked.path()), files_in(plain.path()));
+    assert_eq!(p.tally.resigned, 0);
+    assert!(p.tally.resign_checks > 0);
+    assert!(p.tally.false_resignations <= p.tally.resign_checks);
 }
