@@ -174,7 +174,10 @@ impl<N: CompiledNetwork> App<N> {
         let (source, origin) = self.default_source()?;
         let factory = factory::<N>(source)?;
         let description = format!("{origin}, {}", factory.name());
-        Ok(LoadedNetwork::new(factory, description, origin))
+        Ok(LoadedNetwork {
+            factory,
+            description,
+        })
     }
 
     /// [`App::load`] as the USI engine's loader.
@@ -216,7 +219,10 @@ impl<N: CompiledNetwork> App<N> {
             ),
         };
         let description = format!("{why}{origin}, {}", factory.name());
-        Ok(LoadedNetwork::new(factory, description, origin))
+        Ok(LoadedNetwork {
+            factory,
+            description,
+        })
     }
 
     /// The USI engine (options, position, search thread) on `output`, loading networks as
