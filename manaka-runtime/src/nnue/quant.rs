@@ -67,11 +67,57 @@ pub struct IntWeights {
     pub output: IntLayer,
 }
 
-/// How many values of one tensor saturated at the integer type's range.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The largest magnitude a float value of tensor `tensor` of `shape` may have so that its
+/// quantisation cannot saturate; `None` where nothing limits it (a shape that is not `nnue`,
+/// or a tensor an nn.bin has no place for: the policy). The trainer keeps `nnue` shapes
+/// within these limits (`train::optim`) and export refuses values beyond the integer types.
+///
+/// Derivation: a value `v` becomes `q = floor(v·s + 0.5)` for its tensor's scale `s` (table
+/// above). If `|v| ≤ N/s` for an integer `N`, then `v·s ∈ [−N, N]`, so `q ∈ [−N, N]`: `N`
+/// steps are reachable and nothing beyond them. `N` is
+/// - 127 for the int8 weights `w1`, `w2` and `value.w`: YaneuraOu's trainer clips them to
+///   `±127 / s` (`kMaxWeightMagnitude`, `trainer/trainer_affine_transform.h`), one step short
+///   of i8's −128 so that the range is symmetric. So `w1`, `w2`: 127/64 ≈ 1.984; `value.w`:
+///   127/(9600/127) = 127²/9600 ≈ 1.680.
+/// - 32767 for the int16 feature transformer: `embed`, `embed.bias` within 32767/127 ≈ 258.0.
+///   (The sums of up to 38 rows in the 16-bit accumulators can still wrap; the float net's
+///   clipped accumulators cannot tell, so nothing here limits them.)
+/// - 2^31 − 1 for the int32 biases: `b1`, `b2` within 2147483647/8128 ≈ 264,208;
+///   `value.b` within 2147483647/9600 ≈ 223,696.
+///
+/// The limit is `N/s` rounded down to an f32, so that a weight clamped to it in f32 is never
+/// beyond it (near 2^18, where the int32 biases' limits lie, an f32 step is 1/32: 254 bias
+/// steps).
+pub fn float_limit(shape: &Shape, tensor: &str) -> Option<f64> {
+    if !shape.nnue {
+        return None;
+    }
+    let (steps, scale) = match tensor {
+        "embed" | "embed.bias" => (f64::from(i16::MAX), FT_SCALE),
+        "w1" | "w2" => (f64::from(i8::MAX), HIDDEN_WEIGHT_SCALE),
+        "b1" | "b2" => (f64::from(i32::MAX), HIDDEN_BIAS_SCALE),
+        "value.w" => (f64::from(i8::MAX), OUTPUT_WEIGHT_SCALE),
+        "value.b" => (f64::from(i32::MAX), OUTPUT_BIAS_SCALE),
+        _ => return None,
+    };
+    let exact = steps / scale;
+    let mut limit = exact as f32;
+    if f64::from(limit) > exact {
+        limit = limit.next_down();
+    }
+    Some(f64::from(limit))
+}
+
+/// How many values of one tensor saturated at the integer type's range, and the worst.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Saturated {
     pub tensor: &'static str,
     pub count: u64,
+    /// The value furthest beyond the range (as stored, before scaling).
+    pub worst: f32,
+    /// [`float_limit`] of the tensor: the largest magnitude that quantises without saturating
+    /// within the trainer's ±127 int8 steps.
+    pub limit: f64,
 }
 
 /// The integer types of an NNUE file, with their ranges.
@@ -122,6 +168,7 @@ impl Quantiser<'_> {
             .into());
         }
         let mut count = 0;
+        let mut worst = 0.0f32;
         let out = values
             .iter()
             .enumerate()
@@ -136,6 +183,9 @@ impl Quantiser<'_> {
                 let x = (f64::from(v) * scale + 0.5).floor();
                 if !(T::MIN..=T::MAX).contains(&x) {
                     count += 1;
+                    if v.abs() > worst.abs() {
+                        worst = v;
+                    }
                 }
                 Ok(T::from_clamped(x.clamp(T::MIN, T::MAX)))
             })
@@ -144,6 +194,8 @@ impl Quantiser<'_> {
             self.saturated.push(Saturated {
                 tensor: name,
                 count,
+                worst,
+                limit: float_limit(self.src.shape(), name).unwrap_or(f64::INFINITY),
             });
         }
         Ok(out)

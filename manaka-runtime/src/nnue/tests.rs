@@ -331,6 +331,86 @@ fn export_and_import_through_files() {
     assert_eq!(leftovers, ["nn.bin"], "no temporary file is left behind");
 }
 
+#[test]
+fn float_limits_are_the_integer_ranges_over_the_scales() {
+    let kp = Shape::parse(KP).unwrap();
+    let limit = |t: &str| quant::float_limit(&kp, t).unwrap();
+    // By hand: int8 weights within ±127 steps, int16 and int32 within their type.
+    let by_hand = [
+        ("value.w", 127.0 * 127.0 / 9600.0, 1.680),
+        ("w1", 127.0 / 64.0, 1.984),
+        ("w2", 127.0 / 64.0, 1.984),
+        ("embed", 32767.0 / 127.0, 258.0),
+        ("embed.bias", 32767.0 / 127.0, 258.0),
+        ("b1", 2147483647.0 / 8128.0, 264208.1),
+        ("b2", 2147483647.0 / 8128.0, 264208.1),
+        ("value.b", 2147483647.0 / 9600.0, 223696.2),
+    ];
+    for (t, exact, rounded) in by_hand {
+        // N/s rounded down to an f32.
+        assert!(
+            limit(t) <= exact && exact - limit(t) < 1.2e-7 * exact,
+            "{t}: {}",
+            limit(t)
+        );
+        assert_eq!(f64::from(limit(t) as f32), limit(t));
+        assert!((limit(t) - rounded).abs() < 0.06, "{t}: {}", limit(t));
+    }
+    for t in ["policy.w", "policy.b", "policy.from", "pair"] {
+        assert_eq!(quant::float_limit(&kp, t), None, "{t}: not in an nn.bin");
+    }
+    let native = Shape::parse("pair4_d16_o2_h32").unwrap();
+    assert_eq!(quant::float_limit(&native, "w1"), None, "not an nnue shape");
+    // Weights exactly at ±limit (as f32) quantise to the last step, without saturating;
+    // one step beyond +limit saturates.
+    let mut at = init::random_weights(&kp, 3);
+    for (t, _, _) in by_hand {
+        let l = limit(t) as f32;
+        let v = at.tensor_mut(t).unwrap();
+        v[0] = l;
+        if v.len() > 1 {
+            v[1] = -l;
+        }
+    }
+    let (ints, saturated) = IntWeights::quantise(&at).unwrap();
+    assert!(saturated.is_empty(), "{saturated:?}");
+    assert_eq!(ints.output.weights[0], 127);
+    assert_eq!(ints.output.weights[1], -127);
+    assert_eq!(
+        (ints.hidden[0].weights[0], ints.hidden[0].weights[1]),
+        (127, -127)
+    );
+    assert_eq!((ints.ft_weights[0], ints.ft_weights[1]), (32767, -32767));
+    // The int32 biases: at most i32::MAX (the limit is rounded down to an f32).
+    let b = ints.hidden[1].biases[0];
+    assert!(b > i32::MAX - 300, "{b}");
+    for (t, _, _) in by_hand {
+        let mut beyond = at.clone();
+        let l = limit(t);
+        // One and a half steps past the last one (int8, int16); 1 % past for the int32
+        // biases, whose f32 values near 2^18 are 1/32 apart (254 steps).
+        let past = if t.starts_with('b') || t == "value.b" {
+            l * 1.01
+        } else {
+            l + 1.5 * l / limit_steps(t)
+        };
+        beyond.tensor_mut(t).unwrap()[0] = past as f32;
+        let (_, saturated) = IntWeights::quantise(&beyond).unwrap();
+        assert_eq!(saturated.len(), 1, "{t}: {saturated:?}");
+        assert_eq!((saturated[0].tensor, saturated[0].count), (t, 1));
+        assert_eq!(saturated[0].worst, past as f32);
+        assert_eq!(saturated[0].limit, l);
+    }
+}
+
+/// The integer steps each float limit stands for.
+fn limit_steps(t: &str) -> f64 {
+    match t {
+        "embed" | "embed.bias" => 32767.0,
+        _ => 127.0,
+    }
+}
+
 /// Half a quantisation step of each tensor.
 fn half_step(name: &str) -> f64 {
     0.5 / match name {
