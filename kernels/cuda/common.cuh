@@ -20,16 +20,15 @@
 //                                      side to move, 1 = the other side
 //   tokens     [batch][2][MK_MAX_TOKENS] token ids (with `split`, own tokens first)
 //   move_start [batch + 1]             the first move of each leaf; the last entry is the total
-//   moves      [total]                 policy label | (kind * 82 + from) << 16
+//   moves      [total]                 policy label | (kind * 82 + from) << 16, or
+//                                      MK_NO_FEATURE << 16 when the origin is empty
 #define MK_PACKED_COUNTS(batch) ((size_t)0)
 #define MK_PACKED_TOKENS(batch) ((size_t)2 * (size_t)(batch))
 #define MK_PACKED_MOVE_START(batch) ((size_t)2 * (size_t)(batch) * (1 + MK_MAX_TOKENS))
 #define MK_PACKED_MOVES(batch) (MK_PACKED_MOVE_START(batch) + (size_t)(batch) + 1)
 
-// The smallest normal float (Rust's f32::MIN_POSITIVE): the floor of the lse readout.
-#define MK_FLT_MIN 1.17549435082228750797e-38f
-// RMS-normalisation epsilon (SPEC §5).
-#define MK_RMS_EPS 1e-6
+// MK_RMS_EPS (SPEC §5) and MK_FLT_MIN (the floor of the lse readout, Rust's
+// f32::MIN_POSITIVE) are defined by the generator from manaka_shapes::formula.
 
 // Sum of one double per thread over the block, the same value returned to every thread.
 // The order is fixed: each of MK_THREADS / 32 threads sums 32 consecutive entries, then

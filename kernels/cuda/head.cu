@@ -161,7 +161,9 @@ extern "C" __global__ void __launch_bounds__(MK_THREADS) manaka_outputs(
             for (int l = 0; l < 8; ++l) {
                 dot += partial[t * 8 + l];
             }
-            float logit = dot + policy_b[label] + policy_from[from_index];
+            // A move with no piece at its origin reads no policy.from entry (as on the CPU).
+            float logit = dot + policy_b[label]
+                + (from_index == MK_NO_FEATURE ? 0.0f : policy_from[from_index]);
 #if MK_F > 0
             const unsigned to = label % MK_SQUARES;
             const unsigned cls = label / MK_SQUARES;

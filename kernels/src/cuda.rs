@@ -19,6 +19,7 @@
 //! Every block has [`THREADS`] threads. The batch's inputs travel as one array of `u32`
 //! laid out by [`PackedLayout`].
 
+use manaka_shapes::formula::{LSE_FLOOR, MOVE_FEATURES, RMS_EPS};
 use manaka_shapes::{BlockKind, MOVE_CLASSES, ORIGINS, POLICY_LABELS, PowerGroup, SQUARES, Shape};
 use std::fmt::Write as _;
 
@@ -81,7 +82,8 @@ pub struct PackedLayout {
     pub tokens: usize,
     /// `[batch + 1]`: index of each leaf's first move; the last entry is the move count.
     pub move_start: usize,
-    /// `[moves]`: `label | (kind · 82 + from) << 16` (SPEC §5).
+    /// `[moves]`: `label | feature << 16`, the feature `kind · 82 + from` or [`NO_FEATURE`]
+    /// (SPEC §5; [`pack_move`]).
     pub moves: usize,
     /// Words in all.
     pub len: usize,
@@ -103,10 +105,18 @@ impl PackedLayout {
     }
 }
 
+/// The packed feature of a move with no piece at its origin: it reads no `policy.from`
+/// entry, as in every evaluator (`manaka_runtime::formula::move_feature`).
+pub const NO_FEATURE: u32 = 0xffff;
+
 /// One policy move as the kernels read it: its label (0..2187) and the index of its
-/// `policy.from` entry, `kind · 82 + from` (SPEC §5).
-pub fn pack_move(label: u16, kind: u8, from: u8) -> u32 {
-    u32::from(label) | ((u32::from(kind) * ORIGINS as u32 + u32::from(from)) << 16)
+/// `policy.from` entry ([`manaka_shapes::formula::move_feature`]), or [`NO_FEATURE`] for none.
+pub fn pack_move(label: u16, feature: Option<usize>) -> u32 {
+    let feature = feature.map_or(NO_FEATURE, |f| {
+        assert!(f < MOVE_FEATURES, "policy.from has {MOVE_FEATURES} entries");
+        f as u32
+    });
+    u32::from(label) | (feature << 16)
 }
 
 /// The CUDA C source of `shape`'s kernels: its constants, then the templates.
@@ -132,9 +142,8 @@ pub fn emulation_source(shape: &Shape) -> String {
 /// The `#define` lines of `shape`.
 fn defines(shape: &Shape) -> String {
     let blocks = shape.blocks();
-    let m = u64::from(shape.moments.unwrap_or(0));
-    let f = u64::from(shape.field.unwrap_or(0));
-    let g: u64 = if shape.split { 2 } else { 1 };
+    let dims = shape.dims();
+    let g = dims.g as u64;
     let flag = |b: bool| u64::from(b);
     let mut offsets = Vec::with_capacity(blocks.len());
     let mut at = 0u64;
@@ -178,24 +187,15 @@ fn defines(shape: &Shape) -> String {
     let mut def = |name: &str, value: String| {
         let _ = writeln!(s, "#define MK_{name} {value}");
     };
-    def("T", shape.token_count().to_string());
-    def("D", shape.d.to_string());
-    def("O", shape.order.to_string());
-    def("G", g.to_string());
+    // Every size from the one `Dims` the macro and the CPU engines also read.
+    for (name, value) in dims.fields() {
+        if name != "PAIR_ROWS" {
+            def(name, value.to_string());
+        }
+    }
     def("SPLIT", flag(shape.split).to_string());
-    def("PAIR", shape.pair.to_string());
-    def("LSE", shape.lse.unwrap_or(0).to_string());
-    def("M", m.to_string());
-    def("MT", (m * (m + 1) / 2).to_string());
-    def("F", f.to_string());
-    def("FF", (SQUARES * f).to_string());
     def("KS", flag(shape.ks).to_string());
     def("NNUE", flag(shape.nnue).to_string());
-    def("INP", shape.perspective_width().to_string());
-    def("IN", shape.input_width().to_string());
-    def("H", shape.h.to_string());
-    def("H2", shape.h2.unwrap_or(0).to_string());
-    def("HL", shape.last_hidden().to_string());
     def("NB", blocks.len().to_string());
     def("BLOCK_WIDTH_SUM", at.to_string());
     def("BLOCK_WIDTHS", list(&widths));
@@ -218,12 +218,18 @@ fn defines(shape: &Shape) -> String {
     def("LABELS", POLICY_LABELS.to_string());
     def("CLASSES", MOVE_CLASSES.to_string());
     def("ORIGINS", ORIGINS.to_string());
+    def("NO_FEATURE", format!("{NO_FEATURE}u"));
+    // The spec's epsilon and floor from `manaka_shapes::formula`, printed so that they parse
+    // back to the same double and float.
+    def("RMS_EPS", format!("{RMS_EPS:e}"));
+    def("FLT_MIN", format!("{LSE_FLOOR:e}f"));
     s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use manaka_shapes::formula;
 
     fn shape(name: &str) -> Shape {
         Shape::parse(name).expect("valid shape")
@@ -306,8 +312,30 @@ mod tests {
     #[test]
     fn moves_pack_label_and_origin() {
         // Black's 7g7f is label 59; a pawn (kind 0) from 7g (sq 60).
-        assert_eq!(pack_move(59, 0, 60), 59 | (60 << 16));
+        assert_eq!(
+            pack_move(59, Some(formula::move_feature(0, 60))),
+            59 | (60 << 16)
+        );
         // A rook drop: kind 6, origin 81.
-        assert_eq!(pack_move(2000, 6, 81), 2000 | ((6 * 82 + 81) << 16));
+        let rook_drop = formula::move_feature(6, formula::DROP_ORIGIN);
+        assert_eq!(
+            pack_move(2000, Some(rook_drop)),
+            2000 | ((6 * 82 + 81) << 16)
+        );
+        assert_eq!(pack_move(7, None), 7 | (0xffff << 16));
+    }
+
+    #[test]
+    fn epsilon_and_floor_are_the_formula_modules() {
+        let s = source(&shape("pair16_d128_o3_h512"));
+        assert_eq!(define(&s, "RMS_EPS").parse::<f64>(), Ok(RMS_EPS));
+        let floor = define(&s, "FLT_MIN");
+        assert_eq!(
+            floor.trim_end_matches('f').parse::<f32>(),
+            Ok(f32::MIN_POSITIVE)
+        );
+        // Defined once, by the generator, not again by a template.
+        assert_eq!(s.matches("#define MK_RMS_EPS").count(), 1);
+        assert_eq!(s.matches("#define MK_FLT_MIN").count(), 1);
     }
 }

@@ -5,7 +5,8 @@
 //! P, L, N, S, B, R, G (gold last, as in cshogi's hand-piece order). Must equal
 //! `cshogi.dlshogi.make_move_label`; the oracle test checks it.
 
-use crate::shogi::{Color, HandKind, Move};
+use crate::shogi::{Color, HandKind, Move, Position};
+use manaka_shapes::formula;
 
 pub const LABEL_COUNT: usize = 2187;
 /// First drop class.
@@ -64,10 +65,44 @@ pub fn move_label(m: Move, side: Color) -> u16 {
     81 * move_class(m, side) + m.to().relative(side).index() as u16
 }
 
+/// The `policy.from` entry (SPEC §5, [`formula::move_feature`]) of `m` in `pos`: the kind of
+/// the moving or dropped piece before promotion, and its origin relative to the side to move
+/// (81 for a drop). `None` when `m` has no piece at its origin, so it is no move of `pos`; the
+/// one policy for that case (issue 17): every evaluator — reference, compiled, integer, CUDA —
+/// then adds no `policy.from` term, and the trainer refuses the example.
+pub fn move_feature(pos: &Position, m: Move) -> Option<usize> {
+    let side = pos.side_to_move();
+    Some(match m.from() {
+        Some(from) => formula::move_feature(
+            pos.piece_at(from)?.kind as usize,
+            from.relative(side).index(),
+        ),
+        None => formula::move_feature(m.drop_kind()?.piece_kind() as usize, formula::DROP_ORIGIN),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shogi::Position;
+
+    #[test]
+    fn move_features_by_hand() {
+        let p = Position::from_sfen("startpos").unwrap();
+        // 7g7f: a pawn (kind 0) from 7g, square 60 for Black.
+        let m = p.parse_usi_move("7g7f").unwrap();
+        assert_eq!(move_feature(&p, m), Some(60));
+        // An empty origin: no feature (5e is empty at the start).
+        let m = Move::normal(
+            crate::shogi::Square::from_usi("5e").unwrap(),
+            crate::shogi::Square::from_usi("5d").unwrap(),
+            false,
+        );
+        assert_eq!(move_feature(&p, m), None);
+        // White drops a rook (kind 6, SPEC §1): origin 81 whoever drops.
+        let p = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 w r 1").unwrap();
+        let m = p.parse_usi_move("R*5e").unwrap();
+        assert_eq!(move_feature(&p, m), Some(6 * 82 + 81));
+    }
 
     fn label(sfen: &str, usi: &str) -> u16 {
         let p = Position::from_sfen(sfen).unwrap();

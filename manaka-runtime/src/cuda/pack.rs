@@ -3,7 +3,7 @@
 //! policy labels and `policy.from` indices).
 
 use crate::eval::Leaf;
-use crate::labels::move_label;
+use crate::labels::{move_feature, move_label};
 use crate::tokens::{self, MAX_ACTIVE};
 use manaka_kernels::cuda::{MAX_TOKENS, PackedLayout, pack_move};
 use manaka_shapes::Shape;
@@ -100,14 +100,7 @@ fn pack_leaves(
         }
         for &m in leaf.moves {
             let label = move_label(m, stm);
-            let (kind, from) = match m.from() {
-                Some(from) => (
-                    pos.piece_at(from).map_or(0, |p| p.kind as u8),
-                    from.relative(stm).index() as u8,
-                ),
-                None => (m.drop_kind().map_or(0, |d| d.piece_kind() as u8), 81),
-            };
-            moves[next_move] = pack_move(label, kind, from);
+            moves[next_move] = pack_move(label, move_feature(pos, m));
             next_move += 1;
         }
     }

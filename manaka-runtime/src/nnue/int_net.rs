@@ -15,7 +15,7 @@
 use super::NnueError;
 use super::quant::{FV_SCALE, IntWeights, PONANZA};
 use crate::eval::Evaluation;
-use crate::labels::move_label;
+use crate::labels::{move_feature, move_label};
 use crate::network::{Network, StateLeaf};
 use crate::shogi::{Color, MoveEffect, Position};
 use crate::tokens::{self, MAX_ACTIVE};
@@ -105,13 +105,15 @@ impl<const D: usize, const IN: usize, const H: usize, const H2: usize, const HL:
     }
 
     fn check_dims(s: &Shape) -> Result<(), NnueError> {
+        // The constants against the one `Dims` of the shape (the macro derived them from it).
+        let dims = s.dims();
         let checks = [
             ("nnue", usize::from(s.nnue), 1),
-            ("D", D, s.d as usize),
-            ("IN", IN, 2 * s.d as usize),
-            ("H", H, s.h as usize),
-            ("H2", H2, s.h2.unwrap_or(0) as usize),
-            ("HL", HL, s.last_hidden() as usize),
+            ("D", D, dims.d),
+            ("IN", IN, dims.input),
+            ("H", H, dims.h),
+            ("H2", H2, dims.h2),
+            ("HL", HL, dims.hl),
         ];
         for (name, have, want) in checks {
             if have != want {
@@ -281,14 +283,9 @@ impl<const D: usize, const IN: usize, const H: usize, const H2: usize, const HL:
                     .iter()
                     .map(|&m| {
                         let label = move_label(m, side) as usize;
-                        let (kind, from) = match m.from() {
-                            Some(from) => (
-                                pos.piece_at(from).map_or(0, |p| p.kind as usize),
-                                from.relative(side).index(),
-                            ),
-                            None => (m.drop_kind().map_or(0, |d| d.piece_kind() as usize), 81),
-                        };
-                        k::dot::<HL>(simd, &p.w[label], &h) + p.b[label] + p.from[kind * 82 + from]
+                        // No piece at the origin: no policy.from term (labels::move_feature).
+                        let from = move_feature(pos, m).map_or(0.0, |f| p.from[f]);
+                        k::dot::<HL>(simd, &p.w[label], &h) + p.b[label] + from
                     })
                     .collect()
             };

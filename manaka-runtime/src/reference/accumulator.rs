@@ -3,7 +3,9 @@
 
 use super::params::Params;
 use crate::tokens::TokenDelta;
+// The pair row formula lives with the spec's other small formulas (issue 17).
 use manaka_shapes::Shape;
+pub use manaka_shapes::formula::pair_index;
 
 /// Sums over one perspective's active tokens.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,12 +138,4 @@ impl Accumulator {
             }
         }
     }
-}
-
-/// Row of the unordered pair `{a, b}`, `a < b`: `b(b−1)/2 + a` (SPEC §4).
-#[inline]
-pub fn pair_index(a: u32, b: u32) -> usize {
-    debug_assert!(a < b);
-    let (a, b) = (a as usize, b as usize);
-    b * (b - 1) / 2 + a
 }

@@ -3,12 +3,13 @@
 
 use super::accumulator::Accumulator;
 use super::params::Params;
-use crate::labels::{move_class, move_label};
+use crate::labels::{move_class, move_feature, move_label};
 use crate::shogi::{Color, Move, Position};
+use manaka_shapes::formula::LSE_FLOOR;
 use manaka_shapes::{BlockKind, PowerGroup, Shape};
 
-/// RMS-normalisation epsilon (SPEC §5).
-pub const RMS_EPS: f64 = 1e-6;
+/// RMS-normalisation epsilon (SPEC §5), from the spec's small formulas (issue 17).
+pub use manaka_shapes::formula::RMS_EPS;
 
 /// Elementary symmetric polynomials e_1..e_o of one channel from its power sums p_1..p_o,
 /// by Newton's identities: e_0 = 1, k·e_k = Σ_{i=1..k} (−1)^(i−1) e_(k−i) p_i (SPEC §4).
@@ -60,7 +61,7 @@ pub fn raw_blocks(shape: &Shape, acc: &Accumulator) -> Vec<Vec<f64>> {
             // sum is not positive (no active pair) by flooring at the smallest normal f32.
             BlockKind::PairLse => acc.pair[linear..]
                 .iter()
-                .map(|&s| s.max(f32::MIN_POSITIVE as f64).ln())
+                .map(|&s| s.max(LSE_FLOOR as f64).ln())
                 .collect(),
             BlockKind::Moment => {
                 let m = shape.moments.unwrap_or(0) as usize;
@@ -187,16 +188,11 @@ pub fn policy_logits(
             let row = &params.policy_w[label * n..(label + 1) * n];
             let mut logit = params.policy_b[label] as f64
                 + row.iter().zip(h).map(|(&w, &x)| w as f64 * x).sum::<f64>();
-            let (kind, from) = match m.from() {
-                Some(from) => (
-                    pos.piece_at(from)
-                        .expect("a legal move's origin holds a piece")
-                        .kind,
-                    from.relative(side).index(),
-                ),
-                None => (m.drop_kind().expect("drop").piece_kind(), 81),
-            };
-            logit += params.policy_from[kind as usize * 82 + from] as f64;
+            // No piece at the origin (no move of `pos`): no policy.from term, as in every
+            // evaluator (`labels::move_feature`).
+            if let Some(feature) = move_feature(pos, m) {
+                logit += params.policy_from[feature] as f64;
+            }
             if f > 0 {
                 let to = m.to().relative(side).index();
                 let class = move_class(m, side) as usize;

@@ -42,6 +42,7 @@ use super::forward::{Forward, LSE_FLOOR, PREFETCH_AHEAD, Perspective, activation
 use super::grads::Grads;
 use super::model::Model;
 use super::real::Real;
+use manaka_shapes::formula;
 use manaka_shapes::{BlockKind, PowerGroup};
 
 /// Adds the gradient of `Σ_s (ℓ̄_s ℓ_s + Σ_i z̄_si z_si)` into `grads`: `dvalue[s]` is `∂L/∂ℓ`
@@ -84,7 +85,8 @@ pub fn backward<R: Real>(
                 h,
             );
             grads.dense[l.policy_b][label] += dz;
-            grads.dense[l.policy_from][mf.kind as usize * 82 + mf.from as usize] += dz;
+            grads.dense[l.policy_from]
+                [formula::move_feature(mf.kind as usize, mf.from as usize)] += dz;
             if let Some(u) = l.policy_field {
                 let (class, to) = (mf.class as usize * fch, mf.to as usize * fch);
                 R::axpy(

@@ -11,15 +11,15 @@
 use super::model::{Layout, Model};
 use super::real::Real;
 use crate::labels::{move_class, move_label};
-use crate::reference::accumulator::pair_index;
 use crate::shogi::{Color, Move, Position};
 use crate::tokens::{self, ActiveTokens};
+use manaka_shapes::formula::{self, pair_index};
 use manaka_shapes::{BlockKind, PowerGroup};
 
 /// The lse readout's floor: `ln(max(sum, f32::MIN_POSITIVE))` (`reference::head::raw_blocks`).
-pub const LSE_FLOOR: f64 = f32::MIN_POSITIVE as f64;
+pub const LSE_FLOOR: f64 = formula::LSE_FLOOR as f64;
 /// RMS-normalisation epsilon (SPEC §5).
-pub const RMS_EPS: f64 = crate::reference::head::RMS_EPS;
+pub use manaka_shapes::formula::RMS_EPS;
 
 /// What a policy logit of one move reads besides the hidden vector (SPEC §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -420,7 +420,7 @@ pub fn forward<R: Real>(model: &Model<R>, positions: &[(&Position, &[Move])]) ->
             .map(|mf| {
                 let label = mf.label as usize;
                 let mut z = pb[label] + R::dot(&pw[label * last..(label + 1) * last], h);
-                z += pf[mf.kind as usize * 82 + mf.from as usize];
+                z += pf[formula::move_feature(mf.kind as usize, mf.from as usize)];
                 if let Some(u) = l.policy_field {
                     // The side to move's raw field at the destination (SPEC §5).
                     let uc = &t[u][mf.class as usize * fch..(mf.class as usize + 1) * fch];
