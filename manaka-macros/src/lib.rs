@@ -79,21 +79,25 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
         Some(n) => n.clone(),
         None => Ident::new(&canonical, Span::call_site()),
     };
-    let u = |v: u64| v as usize;
-    let d = u(shape.d.into());
-    let o = u(shape.order.into());
-    let g: usize = if shape.split { 2 } else { 1 };
-    let p = u(shape.pair.into());
-    let m = u(shape.moments.unwrap_or(0).into());
-    let mt = m * (m + 1) / 2;
-    let f = u(shape.field.unwrap_or(0).into());
-    let ff = 81 * f;
-    let inp = u(shape.perspective_width());
-    let in_ = u(shape.input_width());
-    let h = u(shape.h.into());
-    let h2 = u(shape.h2.unwrap_or(0).into());
-    let hl = u(shape.last_hidden());
-    let t = u(shape.token_count());
+    // Every size from the one `Dims` the engines check their constants against and the
+    // CUDA generator writes (manaka_shapes::Dims).
+    let manaka_shapes::Dims {
+        t,
+        d,
+        o,
+        g,
+        pair: p,
+        m,
+        mt,
+        f,
+        ff,
+        inp,
+        input: in_,
+        h,
+        h2,
+        hl,
+        ..
+    } = shape.dims();
     let params = shape.param_count();
     let bytes = shape.bytes();
     let doc = format!(

@@ -12,15 +12,15 @@
 mod tensors;
 
 use crate::eval::Evaluation;
-use crate::labels::{move_class, move_label};
+use crate::labels::{move_class, move_feature, move_label};
 use crate::network::{Network, StateLeaf};
-use crate::reference::head::RMS_EPS;
 use crate::shogi::{Color, MoveEffect, Position};
 use crate::tokens::{self, ActiveTokens, MAX_ACTIVE};
 use crate::weights::TensorSource;
 use manaka_kernels::{self as k, Simd};
+use manaka_shapes::formula::{LSE_FLOOR, RMS_EPS, pair_index_unordered};
 use manaka_shapes::{BlockKind, PowerGroup, Shape};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tensors::Tensors;
 
 /// Why weights cannot drive a fixed-size engine.
@@ -98,9 +98,31 @@ pub struct FixedNet<
 > {
     shape: Shape,
     simd: Simd,
+    /// The weights, and the source they are read from.
     t: Tensors,
-    /// Keeps the tensors `t` points into alive (a mapped file or owned weights).
-    _source: Arc<dyn TensorSource + Send + Sync>,
+    /// Head buffers of finished `evaluate_batch` calls, reused by the next ones so that an
+    /// evaluation allocates nothing once the engine has seen its largest batch (issue 17).
+    /// One per concurrent caller; the lock is held only to take or return one.
+    scratch: Mutex<Vec<Scratch<IN, H, HL>>>,
+}
+
+/// The head's intermediate rows for one batch: inputs `u`, the first hidden layer when there
+/// is a second, and the last hidden layer.
+struct Scratch<const IN: usize, const H: usize, const HL: usize> {
+    u: Vec<[f32; IN]>,
+    h1: Vec<[f32; H]>,
+    last: Vec<[f32; HL]>,
+}
+
+impl<const IN: usize, const H: usize, const HL: usize> Scratch<IN, H, HL> {
+    /// `n` rows of each (contents unspecified: every row is written before it is read).
+    fn resize(&mut self, n: usize, two_layers: bool) {
+        self.u.resize(n, [0.0; IN]);
+        if two_layers {
+            self.h1.resize(n, [0.0; H]);
+        }
+        self.last.resize(n, [0.0; HL]);
+    }
 }
 
 type SideOf<
@@ -157,29 +179,31 @@ impl<
             });
         }
         Self::check_dims(&shape)?;
-        let t = Tensors::resolve(&shape, source.as_ref())?;
+        let t = Tensors::resolve(&shape, source)?;
         Ok(FixedNet {
             shape,
             simd,
             t,
-            _source: source,
+            scratch: Mutex::new(Vec::new()),
         })
     }
 
+    /// The engine's constants against the one [`manaka_shapes::Dims`] of the shape (the macro
+    /// derived them from the same value).
     fn check_dims(s: &Shape) -> Result<(), FixedNetError> {
-        let m = s.moments.unwrap_or(0) as usize;
+        let dims = s.dims();
         let checks = [
-            ("D", D, s.d as usize),
-            ("O", O, s.order as usize),
-            ("G", G, if s.split { 2 } else { 1 }),
-            ("P", P, s.pair as usize),
-            ("MT", MT, m * (m + 1) / 2),
-            ("FF", FF, 81 * s.field.unwrap_or(0) as usize),
-            ("INP", INP, s.perspective_width() as usize),
-            ("IN", IN, s.input_width() as usize),
-            ("H", H, s.h as usize),
-            ("H2", H2, s.h2.unwrap_or(0) as usize),
-            ("HL", HL, s.last_hidden() as usize),
+            ("D", D, dims.d),
+            ("O", O, dims.o),
+            ("G", G, dims.g),
+            ("P", P, dims.pair),
+            ("MT", MT, dims.mt),
+            ("FF", FF, dims.ff),
+            ("INP", INP, dims.inp),
+            ("IN", IN, dims.input),
+            ("H", H, dims.h),
+            ("H2", H2, dims.h2),
+            ("HL", HL, dims.hl),
         ];
         for (name, have, want) in checks {
             if have != want {
@@ -232,8 +256,7 @@ impl<
             for (i, &b) in ids.iter().enumerate() {
                 for &a in &ids[..i] {
                     if a != b {
-                        let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                        idx[n] = crate::reference::accumulator::pair_index(lo, hi);
+                        idx[n] = pair_index_unordered(a, b);
                         n += 1;
                     }
                 }
@@ -273,8 +296,7 @@ impl<
             let mut n = 0;
             for &w in side.tokens.as_slice() {
                 if w != t {
-                    let (a, b) = if t < w { (t, w) } else { (w, t) };
-                    idx[n] = crate::reference::accumulator::pair_index(a, b);
+                    idx[n] = pair_index_unordered(t, w);
                     n += 1;
                 }
             }
@@ -347,7 +369,7 @@ impl<
                 BlockKind::PairLinear => x.copy_from_slice(&side.pair[..P - lse]),
                 BlockKind::PairLse => {
                     for (o, &s) in x.iter_mut().zip(&side.pair[P - lse..]) {
-                        *o = s.max(f32::MIN_POSITIVE).ln();
+                        *o = s.max(LSE_FLOOR).ln();
                     }
                 }
                 BlockKind::Moment => x.copy_from_slice(&side.moments),
@@ -437,66 +459,76 @@ impl<
     fn evaluate_batch(&self, batch: &[StateLeaf<'_, Self::State>], out: &mut Vec<Evaluation>) {
         let n = batch.len();
         let simd = self.simd;
+        let mut scratch = self
+            .scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+            .unwrap_or(Scratch {
+                u: Vec::new(),
+                h1: Vec::new(),
+                last: Vec::new(),
+            });
+        scratch.resize(n, H2 > 0);
+        let Scratch { u, h1, last } = &mut scratch;
+        let (u, last) = (&mut u[..n], &mut last[..n]);
         // Head inputs of every leaf, then the hidden layers as small GEMMs: each weight row is
         // read once for the whole batch.
-        let mut u = vec![[0.0f32; IN]; n];
         for (item, row) in batch.iter().zip(u.iter_mut()) {
             let stm = item.leaf.position.side_to_move();
             let (first, second) = row.split_at_mut(INP);
             self.side_input(&item.state.sides[stm.index()], first);
             self.side_input(&item.state.sides[stm.flip().index()], second);
         }
-        let mut h1 = vec![[0.0f32; H]; n];
-        k::affine_batch::<IN, H>(simd, self.t.w1::<IN, H>(), self.t.b1::<H>(), &u, &mut h1);
-        h1.iter_mut().for_each(|h| self.activate(h));
-        let last: Vec<[f32; HL]> = if H2 > 0 {
-            let mut h2 = vec![[0.0f32; H2]; n];
-            k::affine_batch::<H, H2>(simd, self.t.w2::<H, H2>(), self.t.b2::<H2>(), &h1, &mut h2);
-            h2.iter_mut().for_each(|h| self.activate(h));
-            retype::<H2, HL>(h2)
+        // The last hidden layer is W1's output (HL = H) or W2's (HL = H2): `check_dims` made
+        // sure, and the tensor accessors check the lengths again.
+        if H2 > 0 {
+            let h1 = &mut h1[..n];
+            k::affine_batch::<IN, H>(simd, self.t.w1::<IN, H>(), self.t.b1::<H>(), u, h1);
+            h1.iter_mut().for_each(|h| self.activate(h));
+            k::affine_batch::<H, HL>(simd, self.t.w2::<H, HL>(), self.t.b2::<HL>(), h1, last);
         } else {
-            retype::<H, HL>(h1)
-        };
+            k::affine_batch::<IN, HL>(simd, self.t.w1::<IN, HL>(), self.t.b1::<HL>(), u, last);
+        }
+        last.iter_mut().for_each(|h| self.activate(h));
         let f = FF / 81;
-        out.clear();
-        for (item, h) in batch.iter().zip(&last) {
+        // Reuse the caller's evaluations and their policy vectors (no allocation when `out`
+        // comes back with room enough).
+        out.truncate(n);
+        out.resize_with(n, || Evaluation {
+            value_logit: 0.0,
+            policy_logits: Vec::new(),
+        });
+        let policy_w = self.t.policy_w::<HL>();
+        let policy_b = self.t.policy_b();
+        let policy_from = self.t.policy_from();
+        for ((item, h), e) in batch.iter().zip(last.iter()).zip(out.iter_mut()) {
             let pos = item.leaf.position;
             let side = pos.side_to_move();
             let stm_side = &item.state.sides[side.index()];
-            let value_logit = k::dot::<HL>(simd, self.t.value_w::<HL>(), h) + self.t.value_b;
-            let policy_w = self.t.policy_w::<HL>();
-            let policy_b = self.t.policy_b();
-            let policy_from = self.t.policy_from();
-            let policy_logits = item
-                .leaf
-                .moves
-                .iter()
-                .map(|&m| {
-                    let label = move_label(m, side) as usize;
-                    let mut logit = k::dot::<HL>(simd, &policy_w[label], h) + policy_b[label];
-                    let (kind, from) = match m.from() {
-                        Some(from) => (
-                            pos.piece_at(from).map_or(0, |p| p.kind as usize),
-                            from.relative(side).index(),
-                        ),
-                        None => (m.drop_kind().map_or(0, |d| d.piece_kind() as usize), 81),
-                    };
-                    logit += policy_from[kind * 82 + from];
-                    if f > 0 {
-                        let to = m.to().relative(side).index();
-                        let u = self.t.policy_field_row(move_class(m, side) as usize, f);
-                        logit += (0..f)
-                            .map(|j| stm_side.field[to * f + j] * u[j])
-                            .sum::<f32>();
-                    }
-                    logit
-                })
-                .collect();
-            out.push(Evaluation {
-                value_logit,
-                policy_logits,
-            });
+            e.value_logit = k::dot::<HL>(simd, self.t.value_w::<HL>(), h) + self.t.value_b;
+            e.policy_logits.clear();
+            e.policy_logits.extend(item.leaf.moves.iter().map(|&m| {
+                let label = move_label(m, side) as usize;
+                let mut logit = k::dot::<HL>(simd, &policy_w[label], h) + policy_b[label];
+                // No piece at the origin: no policy.from term (labels::move_feature).
+                if let Some(feature) = move_feature(pos, m) {
+                    logit += policy_from[feature];
+                }
+                if f > 0 {
+                    let to = m.to().relative(side).index();
+                    let u = self.t.policy_field_row(move_class(m, side) as usize, f);
+                    logit += (0..f)
+                        .map(|j| stm_side.field[to * f + j] * u[j])
+                        .sum::<f32>();
+                }
+                logit
+            }));
         }
+        self.scratch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(scratch);
     }
 }
 
@@ -522,19 +554,6 @@ fn elementary_polynomials<const D: usize, const O: usize, const G: usize>(
         }
     }
     out
-}
-
-/// Reinterprets rows of width `A` as rows of width `B`; the caller guarantees `A == B`
-/// (it holds by construction: `HL` is `H2` when there is a second layer, `H` otherwise).
-fn retype<const A: usize, const B: usize>(v: Vec<[f32; A]>) -> Vec<[f32; B]> {
-    assert_eq!(A, B, "hidden width constants disagree");
-    v.into_iter()
-        .map(|row| {
-            let mut r = [0.0; B];
-            r.copy_from_slice(&row);
-            r
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,15 +1,18 @@
 //! Typed, bounds-checked-once views of a shape's tensors.
 //!
 //! The engine reads weights on every update and evaluation, so it resolves each tensor once,
-//! checks its length against the shape, and keeps a raw pointer. The `Arc` holding the
-//! source (a memory-mapped file or owned weights, neither of which moves its data) lives in
-//! the same engine, so the pointers stay valid for the engine's lifetime; every accessor
-//! re-types a pointer with the length checked here.
+//! checks its length against the shape, and keeps a raw pointer. [`Tensors`] owns the `Arc`
+//! of the source the pointers were taken from: a slice a `TensorSource` hands out borrows
+//! the source, and stays valid while the source lives and is not mutated — which holds while
+//! this `Arc` (never handed out, never `get_mut`) is held. So every accessor borrows `self`,
+//! and the slices it returns cannot outlive the source (issue 16: no `'static` slices).
 
 use super::FixedNetError;
 use crate::weights::TensorSource;
 use manaka_shapes::{BlockKind, Shape};
+use std::sync::Arc;
 
+/// A tensor of the source `Tensors` holds: its first value and its length.
 #[derive(Clone, Copy)]
 struct Ptr(*const f32, usize);
 
@@ -42,10 +45,17 @@ pub(super) struct Tensors {
     policy_b: Ptr,
     policy_from: Ptr,
     policy_field: Option<Ptr>,
+    /// What every `Ptr` above points into (module doc): held, never read.
+    _source: Arc<dyn TensorSource + Send + Sync>,
 }
 
 impl Tensors {
-    pub fn resolve(shape: &Shape, src: &dyn TensorSource) -> Result<Tensors, FixedNetError> {
+    /// Checks every tensor of `shape` in `source` and keeps pointers to them with `source`.
+    pub fn resolve(
+        shape: &Shape,
+        source: Arc<dyn TensorSource + Send + Sync>,
+    ) -> Result<Tensors, FixedNetError> {
+        let src = source.as_ref();
         let specs = shape.tensors();
         let get = |name: &str| -> Result<Ptr, FixedNetError> {
             let data = src
@@ -98,91 +108,110 @@ impl Tensors {
             w2: opt("w2")?,
             b2: opt("b2")?,
             value_w: get("value.w")?,
-            // SAFETY: value.b has exactly one element (checked by `get`).
+            // SAFETY: value.b has exactly one element (checked by `get`), in `source`.
             value_b: unsafe { *value_b.0 },
             policy_w: get("policy.w")?,
             policy_b: get("policy.b")?,
             policy_from: get("policy.from")?,
             policy_field: opt("policy.field")?,
+            _source: source.clone(),
         })
     }
 }
 
-/// `p` re-typed as rows of `N`: the tensor's length is a multiple of `N` for every caller
-/// below (row widths are the shape's dims, checked against the engine's constants).
-fn rows<const N: usize>(p: Ptr) -> &'static [[f32; N]] {
+/// `p` re-typed as rows of `N`, borrowed for `'a`.
+///
+/// # Safety
+/// `p` must have been resolved (by [`Tensors::resolve`]) from the source of a `Tensors` that
+/// is borrowed for at least `'a`: then its `p.1` f32s are initialised and stay valid and
+/// unmodified for `'a` (module doc). `[f32; N]` has f32's alignment.
+unsafe fn rows<'a, const N: usize>(p: Ptr) -> &'a [[f32; N]] {
     assert!(
         N == 0 || p.1.is_multiple_of(N),
         "tensor length {} is not a multiple of {N}",
         p.1
     );
     let n = p.1.checked_div(N).unwrap_or(0);
-    // SAFETY: `p` points at `p.1` initialised f32s that outlive the engine (see module doc);
-    // [f32; N] has f32's alignment. The 'static lifetime is narrowed by every accessor to the
-    // engine's borrow.
+    // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(p.0.cast::<[f32; N]>(), n) }
 }
 
-fn flat(p: Ptr) -> &'static [f32] {
-    // SAFETY: as in `rows`.
+/// `p` as a flat slice borrowed for `'a`.
+///
+/// # Safety
+/// As [`rows`].
+unsafe fn flat<'a>(p: Ptr) -> &'a [f32] {
+    // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(p.0, p.1) }
 }
 
-fn exact<const R: usize, const C: usize>(p: Ptr) -> &'static [[f32; C]; R] {
-    rows::<C>(p).try_into().expect("tensor has R rows of C")
+/// `p` as exactly `R` rows of `C`.
+///
+/// # Safety
+/// As [`rows`].
+unsafe fn exact<'a, const R: usize, const C: usize>(p: Ptr) -> &'a [[f32; C]; R] {
+    // SAFETY: the caller's contract.
+    unsafe { rows::<C>(p) }
+        .try_into()
+        .expect("tensor has R rows of C")
 }
 
+// SAFETY (every accessor below): each `Ptr` was resolved from `self._source`, and the result
+// borrows `self` (the elided lifetime), as `rows` requires.
 impl Tensors {
     pub fn embed<const D: usize>(&self) -> &[[f32; D]] {
-        rows::<D>(self.embed)
+        unsafe { rows::<D>(self.embed) }
     }
     pub fn embed_bias(&self) -> &[f32] {
-        self.embed_bias.map_or(&[], flat)
+        self.embed_bias.map_or(&[], |p| unsafe { flat(p) })
     }
     pub fn pair<const P: usize>(&self) -> &[[f32; P]] {
-        self.pair.map_or(&[], rows::<P>)
+        self.pair.map_or(&[], |p| unsafe { rows::<P>(p) })
     }
     pub fn moment_row(&self, t: usize) -> &[f32] {
         let m = self.moment_dim;
         self.moment_proj
-            .map_or(&[], |p| &flat(p)[t * m..(t + 1) * m])
+            .map_or(&[], |p| &unsafe { flat(p) }[t * m..(t + 1) * m])
     }
     pub fn field<const FF: usize>(&self) -> &[[f32; FF]] {
-        self.field.map_or(&[], rows::<FF>)
+        self.field.map_or(&[], |p| unsafe { rows::<FF>(p) })
     }
     pub fn norm(&self, block: usize) -> &[f32] {
-        flat(self.blocks[block].gains)
+        unsafe { flat(self.blocks[block].gains) }
     }
     pub fn w1<const IN: usize, const H: usize>(&self) -> &[[f32; IN]; H] {
-        exact::<H, IN>(self.w1)
+        unsafe { exact::<H, IN>(self.w1) }
     }
     pub fn b1<const H: usize>(&self) -> &[f32; H] {
-        flat(self.b1).try_into().expect("b1 has H values")
+        unsafe { flat(self.b1) }
+            .try_into()
+            .expect("b1 has H values")
     }
     pub fn w2<const H: usize, const H2: usize>(&self) -> &[[f32; H]; H2] {
-        exact::<H2, H>(self.w2.expect("w2 exists when H2 > 0"))
+        let w2 = self.w2.expect("w2 exists when H2 > 0");
+        unsafe { exact::<H2, H>(w2) }
     }
     pub fn b2<const H2: usize>(&self) -> &[f32; H2] {
-        flat(self.b2.expect("b2 exists when H2 > 0"))
+        unsafe { flat(self.b2.expect("b2 exists when H2 > 0")) }
             .try_into()
             .expect("b2 has H2 values")
     }
     pub fn value_w<const HL: usize>(&self) -> &[f32; HL] {
-        flat(self.value_w)
+        unsafe { flat(self.value_w) }
             .try_into()
             .expect("value.w has HL values")
     }
     pub fn policy_w<const HL: usize>(&self) -> &[[f32; HL]] {
-        rows::<HL>(self.policy_w)
+        unsafe { rows::<HL>(self.policy_w) }
     }
     pub fn policy_b(&self) -> &[f32] {
-        flat(self.policy_b)
+        unsafe { flat(self.policy_b) }
     }
     pub fn policy_from(&self) -> &[f32] {
-        flat(self.policy_from)
+        unsafe { flat(self.policy_from) }
     }
     pub fn policy_field_row(&self, class: usize, f: usize) -> &[f32] {
         self.policy_field
-            .map_or(&[], |p| &flat(p)[class * f..(class + 1) * f])
+            .map_or(&[], |p| &unsafe { flat(p) }[class * f..(class + 1) * f])
     }
 }
