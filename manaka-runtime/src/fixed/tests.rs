@@ -134,3 +134,45 @@ fn wrong_constants_or_shape_are_refused() {
         .unwrap();
     assert!(matches!(e, FixedNetError::Dims { .. }), "{e}");
 }
+
+/// A batch evaluated into an `out` that held other, longer answers reuses it and gives the
+/// same results as a fresh one; a move with no piece at its origin (no move of the position)
+/// gets what the reference gives it (no `policy.from` term), at every level.
+#[test]
+fn reused_output_and_a_move_from_an_empty_square_equal_reference() {
+    let shape = Shape::parse("pair2_d8_o2_h16_kp").unwrap();
+    let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&shape, 8));
+    let reference = ReferenceNet::new(src.clone()).unwrap();
+    let pos = Position::startpos();
+    let sq = |s| crate::shogi::Square::from_usi(s).unwrap();
+    let mut moves = pos.legal_moves();
+    moves.push(crate::shogi::Move::normal(sq("5e"), sq("5d"), false));
+    let want = reference.evaluate_position(&pos, &moves);
+    for simd in Simd::available() {
+        let net = FixedNet::<8, 2, 1, 2, 0, 0, 18, 36, 16, 0, 16>::with_simd(
+            &shape.to_string(),
+            src.clone(),
+            simd,
+        )
+        .unwrap();
+        let state = net.new_state(&pos);
+        let leaf = |moves| StateLeaf {
+            state: &state,
+            leaf: Leaf {
+                position: &pos,
+                moves,
+            },
+        };
+        let mut out = Vec::new();
+        // Three answers of 31 moves, then one of 30, then one of 31: the first is reused.
+        net.evaluate_batch(&[leaf(&moves), leaf(&moves), leaf(&moves)], &mut out);
+        net.evaluate_batch(&[leaf(&moves[..moves.len() - 1])], &mut out);
+        net.evaluate_batch(&[leaf(&moves)], &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].policy_logits.len(), moves.len());
+        assert!(rel_close(out[0].value_logit as f64, want.value_logit));
+        for (g, w) in out[0].policy_logits.iter().zip(&want.policy) {
+            assert!(rel_close(*g as f64, *w), "{simd}: policy {g} vs {w}");
+        }
+    }
+}
