@@ -1,7 +1,7 @@
 //! The shapes compiled into the `manaka` binary — listed once, here.
 //!
-//! Each entry expands `manaka_net!` into a fixed-size engine. `manaka eval` and `manaka usi`
-//! use the compiled engine whose shape matches the weight file, and fall back to the
+//! Each entry expands `manaka_net!` into a fixed-size engine. The runtime's loader ([`loader`])
+//! uses the compiled engine whose shape matches the weight file, and falls back to the
 //! reference evaluator (saying so) for any other valid shape. For a shape not listed here,
 //! `manaka build-engine SHAPE` builds a standalone engine binary.
 
@@ -10,6 +10,7 @@ use manaka::kernels::cpu::int::IntSimd;
 use manaka::manaka_net;
 use manaka::runtime::eval::EvaluatorFactory;
 use manaka::runtime::fixed::FixedNetError;
+use manaka::runtime::loader::NetworkLoader;
 use manaka::runtime::network::{Network, NetworkFactory};
 use manaka::runtime::nnue::NnueError;
 use manaka::runtime::usi::CompiledHook;
@@ -134,10 +135,18 @@ impl EngineVisitor for FactoryVisitor {
     }
 }
 
-/// The hook the USI engine and `manaka go` use to prefer a compiled engine for a weight
-/// file's shape (see `manaka_runtime::usi::network`).
+/// The hook the loader uses to prefer a compiled engine for a weight file's shape (see
+/// `manaka_runtime::loader`).
 pub fn compiled_hook() -> Arc<CompiledHook> {
     Arc::new(|source: Arc<dyn TensorSource + Send + Sync>| {
         with_engine(source, FactoryVisitor).map(|r| r.map_err(|e| e.to_string().into()))
     })
+}
+
+/// The network loader of this binary: its compiled-in shapes, and the integer engines of its
+/// `nnue` shapes. Every command that loads a network (`usi`, `eval`, `go`) goes through it.
+pub fn loader() -> NetworkLoader {
+    NetworkLoader::reference_only()
+        .with_compiled(compiled_hook())
+        .with_integer(integer_hook())
 }

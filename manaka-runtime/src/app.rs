@@ -174,10 +174,7 @@ impl<N: CompiledNetwork> App<N> {
         let (source, origin) = self.default_source()?;
         let factory = factory::<N>(source)?;
         let description = format!("{origin}, {}", factory.name());
-        Ok(LoadedNetwork {
-            factory,
-            description,
-        })
+        Ok(LoadedNetwork::new(factory, description, origin))
     }
 
     /// [`App::load`] as the USI engine's loader.
@@ -219,10 +216,7 @@ impl<N: CompiledNetwork> App<N> {
             ),
         };
         let description = format!("{why}{origin}, {}", factory.name());
-        Ok(LoadedNetwork {
-            factory,
-            description,
-        })
+        Ok(LoadedNetwork::new(factory, description, origin))
     }
 
     /// The USI engine (options, position, search thread) on `output`, loading networks as

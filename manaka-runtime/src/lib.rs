@@ -38,6 +38,8 @@
 //! - [`fixed`]: the fixed-size engine every `manaka_net!` expansion instantiates.
 //! - [`nnue`]: YaneuraOu's nn.bin both ways, and the integer engine of `nnue` shapes.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
+//! - [`loader`]: the one network loader — a weights argument and a backend to an evaluator
+//!   factory, for every command — and `manaka eval`'s line evaluation.
 //! - [`search`]: Gumbel AlphaZero search (SPEC §8), sequential, batched and multithreaded.
 //! - [`mate`]: the df-pn mate solver (forced mates by continuous checks) and a small
 //!   fixed-depth mate check for search leaves (docs/mate.md).
@@ -70,6 +72,7 @@ pub mod data;
 pub mod eval;
 pub mod fixed;
 pub mod labels;
+pub mod loader;
 pub mod mate;
 pub mod network;
 pub mod nnue;

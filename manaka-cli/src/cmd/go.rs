@@ -1,11 +1,11 @@
 //! `manaka go`: one Gumbel search from the command line.
 
 use anyhow::{Context, Result, anyhow};
+use manaka_runtime::loader::{Backend, Weights};
 use manaka_runtime::search::{
     GumbelSearch, Outcome, Proof, RootNoise, SearchConfig, SearchControl, SearchLimits,
     SearchResult,
 };
-use manaka_runtime::usi::network;
 
 /// Search one position and print the best move, the principal variation, the root value and
 /// the top moves with their visits and improved-policy probabilities.
@@ -22,7 +22,8 @@ pub struct Args {
     /// Simulation budget (the Sequential Halving schedule's length).
     #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..))]
     simulations: u32,
-    /// MNW1 weight file, or `builtin:material`; the embedded default network without it.
+    /// MNW1 weight file or YaneuraOu nn.bin, or `builtin:material`; the embedded default
+    /// network without it.
     #[arg(long, value_name = "FILE")]
     weights: Option<String>,
     /// Moves Sequential Halving starts with.
@@ -66,8 +67,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     let position = super::position_from(&args.sfen, &args.moves)?;
     let weights = args.weights.clone().unwrap_or_default();
-    let net = network::resolve_with(&weights, crate::engines::compiled_hook().as_ref())
-        .map_err(|e| anyhow!("{e}"))
+    let net = crate::engines::loader()
+        .load(&Weights::parse(&weights), Backend::Auto)
         .with_context(|| format!("cannot load --weights '{weights}'"))?;
     let mut evaluators: Vec<_> = (0..args.threads).map(|_| net.factory.create()).collect();
     let config = SearchConfig {

@@ -14,11 +14,12 @@ use anyhow::{Context, Result};
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<()> {
-    use crate::engines::{compiled_hook, integer_hook};
-    use manaka_runtime::usi::{integer_loader_with, loader_with, run_stdio_with_integer};
+    use manaka_runtime::loader::Backend;
+    use manaka_runtime::usi::{network_loader, run_stdio_with_integer};
+    let loader = crate::engines::loader();
     run_stdio_with_integer(
-        loader_with(compiled_hook()),
-        integer_loader_with(integer_hook(), compiled_hook()),
+        network_loader(loader.clone(), Backend::Auto),
+        network_loader(loader, Backend::Integer),
     )
     .context("USI input/output failed")
 }

@@ -8,9 +8,10 @@ pub mod head;
 pub mod params;
 
 pub use accumulator::Accumulator;
-pub use params::Params;
+pub use params::{Params, ReferenceError};
 
 use crate::eval::{Evaluation, Evaluator, Leaf};
+use crate::network::{Network, StateLeaf};
 use crate::shogi::{Color, Move, MoveEffect, Position};
 use crate::tokens;
 use crate::weights::TensorSource;
@@ -42,7 +43,9 @@ pub struct NetState {
 impl ReferenceNet {
     /// Wraps a weight source (its shape is the network's shape). Fails when a tensor the
     /// shape needs is missing.
-    pub fn new(source: Arc<dyn TensorSource + Send + Sync>) -> Result<ReferenceNet, String> {
+    pub fn new(
+        source: Arc<dyn TensorSource + Send + Sync>,
+    ) -> Result<ReferenceNet, ReferenceError> {
         let shape = *source.shape();
         Params::new(&shape, source.as_ref())?;
         Ok(ReferenceNet { shape, source })
@@ -98,7 +101,54 @@ impl ReferenceNet {
     }
 }
 
-/// [`Evaluator`] over the reference network: every leaf is refreshed from scratch.
+/// The reference network through the same trait as the compiled engines, so code generic over
+/// a [`Network`] (equivalence tests, `manaka eval`'s line evaluation) runs the oracle too.
+/// Its f64 results are rounded to f32 here; [`ReferenceNet::evaluate`] keeps them exact.
+impl Network for ReferenceNet {
+    type State = NetState;
+
+    fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    fn describe(&self) -> String {
+        format!("{} (reference)", self.shape)
+    }
+
+    fn new_state(&self, pos: &Position) -> NetState {
+        ReferenceNet::refresh(self, pos)
+    }
+
+    fn refresh(&self, state: &mut NetState, pos: &Position) {
+        *state = ReferenceNet::refresh(self, pos);
+    }
+
+    fn update(&self, state: &mut NetState, effect: &MoveEffect, after: &Position) {
+        ReferenceNet::update(self, state, effect, after);
+    }
+
+    fn evaluate_batch(&self, batch: &[StateLeaf<'_, NetState>], out: &mut Vec<Evaluation>) {
+        out.clear();
+        for item in batch {
+            let o = ReferenceNet::evaluate(self, item.state, item.leaf.position, item.leaf.moves);
+            out.push(o.to_evaluation());
+        }
+    }
+}
+
+impl Output {
+    /// The search's f32 [`Evaluation`] of this output.
+    pub fn to_evaluation(&self) -> Evaluation {
+        Evaluation {
+            value_logit: self.value_logit as f32,
+            policy_logits: self.policy.iter().map(|&x| x as f32).collect(),
+        }
+    }
+}
+
+/// [`Evaluator`] over the reference network: every leaf is refreshed from scratch (no state
+/// cache: the oracle's answer for a leaf depends on the leaf alone, and its f64 accumulators
+/// would make a cache of the compiled engines' size many times larger).
 pub struct ReferenceEvaluator {
     net: ReferenceNet,
 }
@@ -122,10 +172,7 @@ impl Evaluator for ReferenceEvaluator {
         out.clear();
         for leaf in batch {
             let o = self.net.evaluate_position(leaf.position, leaf.moves);
-            out.push(Evaluation {
-                value_logit: o.value_logit as f32,
-                policy_logits: o.policy.iter().map(|&x| x as f32).collect(),
-            });
+            out.push(o.to_evaluation());
         }
     }
 }

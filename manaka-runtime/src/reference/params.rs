@@ -3,6 +3,17 @@
 use crate::weights::TensorSource;
 use manaka_shapes::Shape;
 
+/// Why weights cannot be read as the reference network's parameters.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReferenceError {
+    /// A tensor the shape needs is not in the source.
+    #[error("weights lack tensor '{name}'")]
+    MissingTensor { name: String },
+    /// A tensor that must hold a value holds none.
+    #[error("{name} is empty")]
+    EmptyTensor { name: &'static str },
+}
+
 /// Borrowed views of every tensor the forward pass reads. Optional tensors are `None` when
 /// the shape lacks the block.
 pub struct Params<'a> {
@@ -27,12 +38,14 @@ pub struct Params<'a> {
 
 impl<'a> Params<'a> {
     /// Looks every tensor up. The source has already been checked against the shape's
-    /// tensor table, so a missing tensor is a bug in the source, reported as a panic-free
-    /// error string.
-    pub fn new(shape: &Shape, src: &'a dyn TensorSource) -> Result<Params<'a>, String> {
+    /// tensor table, so a missing tensor is a bug in the source, reported as an error
+    /// (never a panic).
+    pub fn new(shape: &Shape, src: &'a dyn TensorSource) -> Result<Params<'a>, ReferenceError> {
         let get = |name: &str| {
             src.tensor(name)
-                .ok_or_else(|| format!("weights lack tensor '{name}'"))
+                .ok_or_else(|| ReferenceError::MissingTensor {
+                    name: name.to_string(),
+                })
         };
         let opt = |name: &str| src.tensor(name);
         let norms = shape
@@ -53,7 +66,9 @@ impl<'a> Params<'a> {
             w2: opt("w2"),
             b2: opt("b2"),
             value_w: get("value.w")?,
-            value_b: *value_b.first().ok_or("value.b is empty")?,
+            value_b: *value_b
+                .first()
+                .ok_or(ReferenceError::EmptyTensor { name: "value.b" })?,
             policy_w: get("policy.w")?,
             policy_b: get("policy.b")?,
             policy_from: get("policy.from")?,

@@ -15,6 +15,7 @@ use super::network::{self, LoadError, LoadedNetwork};
 use super::options::{Backend, EngineOptions};
 use super::plan;
 use crate::eval::{Evaluator, MaterialEvaluator};
+use crate::loader::{NetworkLoader, Weights};
 use crate::mate::{MateLimits, MateOutcome, MateSolver};
 use crate::search::{GumbelSearch, SearchLimits};
 use crate::shogi::Position;
@@ -541,6 +542,13 @@ pub fn game_position(sfen: &str, moves: &[String]) -> Result<Position, String> {
         p.do_move(mv);
     }
     Ok(p)
+}
+
+/// A loader over the runtime's [`NetworkLoader`] for `backend`, with its fallback policy
+/// ([`NetworkLoader::load_or_fallback`]): `manaka usi` passes one for [`Backend::Auto`] and
+/// one for [`Backend::Integer`].
+pub fn network_loader(loader: NetworkLoader, backend: Backend) -> Loader {
+    Box::new(move |eval_file| Ok(loader.load_or_fallback(&Weights::parse(eval_file), backend)?))
 }
 
 /// The default loader: [`network::resolve`] (the reference evaluator for every shape).

@@ -31,7 +31,9 @@ pub mod time;
 #[cfg(test)]
 mod tests;
 
-pub use engine::{Engine, Loader, default_loader, integer_loader_with, loader_with};
+pub use engine::{
+    Engine, Loader, default_loader, integer_loader_with, loader_with, network_loader,
+};
 pub use info::Output;
 pub use network::{
     CompiledHook, LoadError, LoadedNetwork, load_network, resolve_backend, resolve_integer,

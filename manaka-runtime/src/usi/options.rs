@@ -8,27 +8,14 @@ use crate::shogi::{Color, EnteringKingRule};
 /// The most `MultiPV` lines (more than any position's legal moves, 593).
 pub const MAX_MULTIPV: usize = 600;
 
-/// Where the network runs (the `Backend` option; docs/gpu.md).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Backend {
-    /// The compiled CPU engine (or the reference evaluator for other shapes).
-    #[default]
-    Cpu,
-    /// The CUDA batch evaluator; the CPU runs instead, saying why, when CUDA cannot.
-    Cuda,
-    /// The integer engine of an `nnue` shape on the CPU: YaneuraOu's arithmetic exactly, so
-    /// an imported nn.bin evaluates as YaneuraOu does (docs/nnue.md). Other shapes, and
-    /// binaries without integer engines, run the CPU engine and say why.
-    Integer,
-}
+pub use crate::loader::Backend;
 
-impl Backend {
-    pub const fn name(self) -> &'static str {
-        match self {
-            Backend::Cpu => "cpu",
-            Backend::Cuda => "cuda",
-            Backend::Integer => "integer",
-        }
+/// The `Backend` option's spelling of a backend: `cpu` is [`Backend::Auto`] (the compiled CPU
+/// engine, or the reference evaluator for other shapes; docs/usi.md, docs/gpu.md).
+pub const fn usi_backend_name(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Auto => "cpu",
+        b => b.name(),
     }
 }
 
@@ -96,7 +83,7 @@ impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
             eval_file: String::new(),
-            backend: Backend::Cpu,
+            backend: Backend::Auto,
             simulations: 0,
             max_considered: 16,
             batch_size: 1,
@@ -147,7 +134,7 @@ impl EngineOptions {
             "option name EvalFile type string default <empty>".to_string(),
             format!(
                 "option name Backend type combo default {} var cpu var cuda var integer",
-                d.backend.name()
+                usi_backend_name(d.backend)
             ),
             format!(
                 "option name Simulations type spin default {} min 0 max 100000000",
@@ -275,7 +262,7 @@ impl EngineOptions {
             }
             "backend" => {
                 self.backend = match value {
-                    v if v.eq_ignore_ascii_case("cpu") => Backend::Cpu,
+                    v if v.eq_ignore_ascii_case("cpu") => Backend::Auto,
                     v if v.eq_ignore_ascii_case("cuda") => Backend::Cuda,
                     v if v.eq_ignore_ascii_case("integer") => Backend::Integer,
                     _ => {

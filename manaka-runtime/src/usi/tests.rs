@@ -128,10 +128,11 @@ fn weights_load_at_isready_not_at_start() {
     let counter = loads.clone();
     let loader: Loader = Box::new(move |_| {
         counter.fetch_add(1, Ordering::SeqCst);
-        Ok(LoadedNetwork {
-            factory: MaterialEvaluator::factory(),
-            description: "counted".into(),
-        })
+        Ok(LoadedNetwork::new(
+            MaterialEvaluator::factory(),
+            "counted".into(),
+            "test".into(),
+        ))
     });
     let mut s = Session::with_loader(loader);
     s.send("usi");
@@ -405,10 +406,11 @@ fn a_failing_evaluator_still_gets_a_legal_answer() {
     let loader: Loader = Box::new(move |_| {
         counter.fetch_add(1, Ordering::SeqCst);
         let factory = FnFactory::new("broken", || Box::new(Broken) as Box<dyn Evaluator>);
-        Ok(LoadedNetwork {
-            factory: std::sync::Arc::new(factory),
-            description: "broken".into(),
-        })
+        Ok(LoadedNetwork::new(
+            std::sync::Arc::new(factory),
+            "broken".into(),
+            "test".into(),
+        ))
     });
     let mut s = Session::with_loader(loader);
     s.send("isready");
@@ -1217,10 +1219,11 @@ fn unusable_evaluations_are_reported_not_silent() {
     }
     let loader: Loader = Box::new(|_| {
         let factory = FnFactory::new("nan", || Box::new(Nan) as Box<dyn Evaluator>);
-        Ok(LoadedNetwork {
-            factory: std::sync::Arc::new(factory),
-            description: "nan".into(),
-        })
+        Ok(LoadedNetwork::new(
+            std::sync::Arc::new(factory),
+            "nan".into(),
+            "test".into(),
+        ))
     });
     let mut s = Session::with_loader(loader);
     s.send("isready");
