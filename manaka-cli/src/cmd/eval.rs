@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long, num_args = 1.., value_name = "MOVE")]
     moves: Vec<String>,
     /// Which evaluator computes the result.
-    #[arg(long, default_value = "auto", value_parser = backend_parser())]
+    #[arg(long, default_value = "auto", value_parser = backend_parser(&BACKENDS))]
     backend: Backend,
     /// Show only the N most likely moves (default: all).
     #[arg(long)]
@@ -48,10 +48,18 @@ const BACKENDS: [Backend; 4] = [
     Backend::Integer,
 ];
 
-fn backend_parser() -> impl clap::builder::TypedValueParser<Value = Backend> {
+/// A `--backend` argument offering `backends` (each with its help line); `manaka selfplay`
+/// offers its own subset.
+pub(crate) fn backend_parser(
+    backends: &'static [Backend],
+) -> impl clap::builder::TypedValueParser<Value = Backend> {
     use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(BACKENDS.map(|b| PossibleValue::new(b.name()).help(b.summary())))
-        .try_map(|s| s.parse::<Backend>())
+    PossibleValuesParser::new(
+        backends
+            .iter()
+            .map(|b| PossibleValue::new(b.name()).help(b.summary())),
+    )
+    .try_map(|s| s.parse::<Backend>())
 }
 
 /// The loader's refusal, with what to do next on this command line.

@@ -1,16 +1,14 @@
 //! `manaka selfplay`: Gumbel self-play games as dlshogi HCPE3 training data.
 
 use anyhow::{Context, Result, anyhow, bail};
-use manaka_cli::engines::{self, EngineVisitor};
+use manaka_cli::engines;
 use manaka_runtime::data::selfplay::{
     self, GameSettings, Openings, Progress, Resign, SelfplayConfig, Shard,
 };
 use manaka_runtime::data::sources::{SourceFormat, read_positions};
-use manaka_runtime::eval::{Evaluator, EvaluatorFactory, FnFactory, MaterialEvaluator};
-use manaka_runtime::network::{Network, NetworkEvaluator};
-use manaka_runtime::reference::{ReferenceEvaluator, ReferenceNet};
+use manaka_runtime::eval::EvaluatorFactory;
+use manaka_runtime::loader::{Backend, Weights};
 use manaka_runtime::shogi::EnteringKingRule;
-use manaka_runtime::weights::{TensorSource, WeightFile};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -82,7 +80,7 @@ pub struct Args {
     games_per_file: u64,
     /// Which evaluator runs an MNW1 file: the compiled engine for its shape when there is one
     /// (auto), only that (compiled), or the shape-generic reference evaluator (reference).
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    #[arg(long, default_value = "auto", value_parser = super::eval::backend_parser(&BACKENDS))]
     backend: Backend,
     /// Opening positions, one per line (SFEN, `startpos`, `sfen …`, `position … moves …`);
     /// game i starts from line i mod n. Default: the start position.
@@ -108,57 +106,20 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     Shard::parse(text)
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Backend {
-    Auto,
-    Compiled,
-    Reference,
-}
+/// The backends self-play offers (the integer and CUDA ones are for single evaluations and
+/// the USI engine).
+const BACKENDS: [Backend; 3] = [Backend::Auto, Backend::Compiled, Backend::Reference];
 
-/// Wraps a compiled engine in a factory of evaluators sharing it.
-struct Factory;
-
-impl EngineVisitor for Factory {
-    type Out = Arc<dyn EvaluatorFactory>;
-    fn visit<N: Network>(self, engine: N) -> Self::Out {
-        let net = Arc::new(engine);
-        let name = net.describe();
-        Arc::new(FnFactory::new(name, move || {
-            Box::new(NetworkEvaluator::new(Arc::clone(&net))) as Box<dyn Evaluator>
-        }))
-    }
-}
-
-/// The evaluator factory and the network's identity for the run's manifest.
+/// The evaluator factory and the network's identity for the run's manifest (shape and
+/// weights checksum, or `builtin:material`).
 fn load(weights: &str, backend: Backend) -> Result<(Arc<dyn EvaluatorFactory>, String)> {
-    if weights == "builtin:material" {
-        return Ok((MaterialEvaluator::factory(), "builtin:material".to_string()));
+    let net = engines::loader()
+        .load(&Weights::parse(weights), backend)
+        .map_err(|e| anyhow!("--weights: {e}"))?;
+    if backend == Backend::Auto && net.reference.is_some() {
+        eprintln!("note: {}", net.description);
     }
-    let file = WeightFile::open(std::path::Path::new(weights))
-        .with_context(|| format!("cannot load --weights {weights}"))?;
-    let identity = format!("{} xxh64 {:016x}", file.shape(), file.checksum());
-    let shape = file.shape().to_string();
-    let source: Arc<dyn TensorSource + Send + Sync> = Arc::new(file);
-    if backend != Backend::Reference {
-        if let Some(engine) = engines::with_engine(Arc::clone(&source), Factory) {
-            return Ok((
-                engine.context("cannot build the compiled engine")?,
-                identity,
-            ));
-        }
-        if backend == Backend::Compiled {
-            bail!(
-                "shape {shape} is not compiled into this binary (see `manaka shape list`); use --backend reference"
-            );
-        }
-        eprintln!("note: shape {shape} is not compiled in; using the reference evaluator");
-    }
-    let net = ReferenceNet::new(source).map_err(anyhow::Error::msg)?;
-    let name = format!("{shape} (reference)");
-    let factory: Arc<dyn EvaluatorFactory> = Arc::new(FnFactory::new(name, move || {
-        Box::new(ReferenceEvaluator::new(net.clone())) as Box<dyn Evaluator>
-    }));
-    Ok((factory, identity))
+    Ok((net.factory, net.identity))
 }
 
 fn line(p: &Progress) -> String {
