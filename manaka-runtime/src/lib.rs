@@ -31,6 +31,8 @@
 //! - [`labels`]: dlshogi's policy move labels (SPEC §5).
 //! - [`reference`](mod@reference): the reference evaluator, the oracle for every fast path
 //!   (SPEC §4–6).
+//! - [`inspect`]: the reference evaluator's intermediate values, named (tokens, deltas,
+//!   blocks, hidden layers), for `manaka lab`'s inspector (docs/lab.md).
 //! - [`weights`]: MNW1 version 5 weight files (SPEC §7): mapped reader, atomic streaming
 //!   writer, reproducible random initialisation; [`weights::TensorSource`] for every reader.
 //! - [`network`]: the [`network::Network`] trait compiled engines implement, and its
@@ -71,6 +73,7 @@ pub mod cuda;
 pub mod data;
 pub mod eval;
 pub mod fixed;
+pub mod inspect;
 pub mod labels;
 pub mod loader;
 pub mod mate;

@@ -5,6 +5,7 @@ pub mod build_engine;
 pub mod eval;
 pub mod go;
 pub mod gpu_check;
+pub mod lab;
 pub mod label;
 pub mod mate;
 pub mod moves;
