@@ -123,7 +123,7 @@ def nice_ticks(lo, hi, n=5):
 
 def svg_plot(path, title, xlabel, ylabel, series, log_x=False, labels=True):
     """series: [(name, [(x, y), ...], as_line)]. Writes a standalone SVG."""
-    W, H, L, R, T, B = 640, 420, 70, 170, 40, 55
+    W, H, L, R, T, B = 820, 420, 70, 300, 40, 55
     pts = [(x, y) for _, s, _ in series for x, y in s]
     if not pts:
         pts = [(1.0, 0.0)]
@@ -144,7 +144,8 @@ def svg_plot(path, title, xlabel, ylabel, series, log_x=False, labels=True):
            f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
            f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>']
     if log_x:
-        xticks = [10 ** e for e in range(math.floor(x0), math.ceil(x1) + 1) if x0 <= e <= x1]
+        xticks = [m * 10 ** e for e in range(math.floor(x0), math.ceil(x1) + 1) for m in (1, 2, 5)
+                  if x0 <= math.log10(m * 10 ** e) <= x1]
     else:
         xticks = [t for t in nice_ticks(x0, x1) if x0 <= t <= x1]
     for t in xticks:
