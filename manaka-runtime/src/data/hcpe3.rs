@@ -150,22 +150,15 @@ impl Hcpe3Game {
     }
 
     /// Appends the game's bytes. Fails (writing nothing) if a count does not fit in u16.
-    pub fn write_bytes(&self, out: &mut Vec<u8>) -> Result<(), String> {
-        let n = u16::try_from(self.moves.len()).map_err(|_| {
-            format!(
-                "{} moves do not fit HCPE3's u16 move count",
-                self.moves.len()
-            )
-        })?;
+    pub fn write_bytes(&self, out: &mut Vec<u8>) -> Result<(), WriteError> {
+        let n = u16::try_from(self.moves.len())
+            .map_err(|_| WriteError::TooManyMoves(self.moves.len()))?;
         if let Some(m) = self
             .moves
             .iter()
             .find(|m| m.candidates.len() > usize::from(u16::MAX))
         {
-            return Err(format!(
-                "{} candidates do not fit a u16 count",
-                m.candidates.len()
-            ));
+            return Err(WriteError::TooManyCandidates(m.candidates.len()));
         }
         out.reserve(self.encoded_len());
         out.extend_from_slice(&self.start);
@@ -187,18 +180,22 @@ impl Hcpe3Game {
     /// Plays the game from its start position, checking every move and candidate for
     /// legality; returns the final position (with the game as its history, so repetition
     /// can be judged). The error names the move (0-based) and what is wrong.
-    pub fn replay(&self) -> Result<Position, String> {
-        let mut pos = self
-            .start_position()
-            .map_err(|e| format!("start position: {e}"))?;
+    pub fn replay(&self) -> Result<Position, ReplayError> {
+        let mut pos = self.start_position().map_err(ReplayError::Start)?;
         for (i, m) in self.moves.iter().enumerate() {
-            let mv = legal(&pos, m.move16).map_err(|e| format!("move {i}: {e}"))?;
+            let mv =
+                legal(&pos, m.move16).map_err(|reason| ReplayError::Move { index: i, reason })?;
             let mut seen = Vec::with_capacity(m.candidates.len());
             for (j, c) in m.candidates.iter().enumerate() {
-                legal(&pos, c.move16)
-                    .map_err(|e| format!("move {i} ({mv}), candidate {j}: {e}"))?;
+                let at = |problem| ReplayError::Candidate {
+                    index: i,
+                    mv,
+                    candidate: j,
+                    problem,
+                };
+                legal(&pos, c.move16).map_err(|e| at(CandidateProblem::Move(e)))?;
                 if seen.contains(&c.move16) {
-                    return Err(format!("move {i} ({mv}), candidate {j}: listed twice"));
+                    return Err(at(CandidateProblem::Repeated));
                 }
                 seen.push(c.move16);
             }
@@ -208,14 +205,66 @@ impl Hcpe3Game {
     }
 }
 
-fn legal(pos: &Position, raw: u16) -> Result<Move, String> {
+/// Why a game cannot be written as HCPE3.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    #[error("{0} moves do not fit HCPE3's u16 move count")]
+    TooManyMoves(usize),
+    #[error("{0} candidates do not fit a u16 count")]
+    TooManyCandidates(usize),
+}
+
+/// Why a stored game does not replay ([`Hcpe3Game::replay`]); moves are numbered from 0.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("start position: {0}")]
+    Start(DecodeError),
+    #[error("move {index}: {reason}")]
+    Move { index: usize, reason: MoveError },
+    #[error("move {index} ({mv}), candidate {candidate}: {problem}")]
+    Candidate {
+        index: usize,
+        /// The move played there.
+        mv: Move,
+        candidate: usize,
+        problem: CandidateProblem,
+    },
+}
+
+/// What is wrong with a candidate of a stored move.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CandidateProblem {
+    #[error("{0}")]
+    Move(MoveError),
+    #[error("listed twice")]
+    Repeated,
+}
+
+/// Why a stored move16 is not a move of its position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    #[error("{mv} ({raw:#06x}) is not legal in {sfen}")]
+    Illegal { mv: Move, raw: u16, sfen: String },
+    #[error("{raw:#06x} is not a move16")]
+    NotAMove16 { raw: u16 },
+}
+
+/// Callers that gather messages as text (test helpers) can `?` a replay.
+impl From<ReplayError> for String {
+    fn from(e: ReplayError) -> String {
+        e.to_string()
+    }
+}
+
+fn legal(pos: &Position, raw: u16) -> Result<Move, MoveError> {
     match move_from_cshogi16(raw) {
         Some(m) if pos.is_legal(m) => Ok(m),
-        Some(m) => Err(format!(
-            "{m} ({raw:#06x}) is not legal in {}",
-            pos.to_sfen()
-        )),
-        None => Err(format!("{raw:#06x} is not a move16")),
+        Some(mv) => Err(MoveError::Illegal {
+            mv,
+            raw,
+            sfen: pos.to_sfen(),
+        }),
+        None => Err(MoveError::NotAMove16 { raw }),
     }
 }
 
@@ -288,7 +337,7 @@ pub fn parse_hcpe3(bytes: &[u8]) -> Result<Vec<Hcpe3Game>, FormatError> {
             opponent,
             moves,
         };
-        game.replay().map_err(|e| bad(start, e))?;
+        game.replay().map_err(|e| bad(start, e.to_string()))?;
         games.push(game);
     }
     Ok(games)
@@ -415,6 +464,31 @@ mod tests {
         illegal[36..38].copy_from_slice(&0x0a15u16.to_le_bytes()); // 3c3d for Black
         let e = parse_hcpe3(&illegal).unwrap_err();
         assert!(e.reason.starts_with("move 0"), "{e}");
+        let mut game = vector_game();
+        game.moves[0].move16 = 0x0a15;
+        match game.replay() {
+            Err(ReplayError::Move {
+                index: 0,
+                reason: MoveError::Illegal { raw: 0x0a15, .. },
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+        let mut game = vector_game();
+        let first = game.moves[0].candidates[0];
+        game.moves[0].candidates.push(first);
+        let e = game.replay().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReplayError::Candidate {
+                    index: 0,
+                    problem: CandidateProblem::Repeated,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().ends_with("listed twice"), "{e}");
         // Every prefix of a valid file is either valid (whole games) or refused, never a
         // panic.
         for n in 0..one.len() {

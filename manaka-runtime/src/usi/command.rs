@@ -72,8 +72,28 @@ pub enum Command {
     Empty,
 }
 
+/// Why a line is not a command the engine can act on (the engine answers with an
+/// `info string error: …` naming it; docs/usi.md).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("unknown command '{0}'")]
+    UnknownCommand(String),
+    #[error("setoption needs 'name <id> [value <x>]'")]
+    SetOptionSyntax,
+    #[error("setoption without an option name")]
+    NoOptionName,
+    /// `position sfen` with a field count other than 3 or 4 before `moves`.
+    #[error("position sfen needs 3 or 4 SFEN fields, got {0}")]
+    SfenFields(usize),
+    #[error("position needs 'startpos' or 'sfen <SFEN>'")]
+    PositionStart,
+    /// A word where `moves` (or the end of the line) belongs.
+    #[error("position: expected 'moves', found '{0}'")]
+    ExpectedMoves(String),
+}
+
 /// Parses one input line (surrounding whitespace and a trailing `\r` are ignored).
-pub fn parse(line: &str) -> Result<Command, String> {
+pub fn parse(line: &str) -> Result<Command, ParseError> {
     let mut words = line.split_whitespace();
     let Some(head) = words.next() else {
         return Ok(Command::Empty);
@@ -91,19 +111,19 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "position" => parse_position(&rest),
         "go" => Ok(Command::Go(parse_go(&rest))),
         "bench" => Ok(Command::Bench(parse_bench(&rest))),
-        _ => Err(format!("unknown command '{head}'")),
+        _ => Err(ParseError::UnknownCommand(head.to_string())),
     }
 }
 
 /// `setoption name <id> [value <x>]`; the name and the value may contain spaces (file paths).
-fn parse_setoption(line: &str) -> Result<Command, String> {
+fn parse_setoption(line: &str) -> Result<Command, ParseError> {
     let body = line
         .trim()
         .strip_prefix("setoption")
         .unwrap_or("")
         .trim_start();
     let Some(body) = body.strip_prefix("name ") else {
-        return Err("setoption needs 'name <id> [value <x>]'".to_string());
+        return Err(ParseError::SetOptionSyntax);
     };
     let (name, value) = match body.find(" value ") {
         Some(i) => (&body[..i], &body[i + " value ".len()..]),
@@ -111,7 +131,7 @@ fn parse_setoption(line: &str) -> Result<Command, String> {
     };
     let name = name.trim();
     if name.is_empty() {
-        return Err("setoption without an option name".to_string());
+        return Err(ParseError::NoOptionName);
     }
     Ok(Command::SetOption {
         name: name.to_string(),
@@ -120,7 +140,7 @@ fn parse_setoption(line: &str) -> Result<Command, String> {
 }
 
 /// `position startpos [moves …]` or `position sfen <board> <side> <hand> [<ply>] [moves …]`.
-fn parse_position(words: &[&str]) -> Result<Command, String> {
+fn parse_position(words: &[&str]) -> Result<Command, ParseError> {
     let (sfen, rest) = match words.first() {
         Some(&"startpos") => ("startpos".to_string(), &words[1..]),
         Some(&"sfen") => {
@@ -129,7 +149,7 @@ fn parse_position(words: &[&str]) -> Result<Command, String> {
                 .position(|w| *w == "moves")
                 .unwrap_or(words.len() - 1);
             if !(3..=4).contains(&n) {
-                return Err(format!("position sfen needs 3 or 4 SFEN fields, got {n}"));
+                return Err(ParseError::SfenFields(n));
             }
             let mut fields = words[1..1 + n].join(" ");
             if n == 3 {
@@ -137,12 +157,12 @@ fn parse_position(words: &[&str]) -> Result<Command, String> {
             }
             (fields, &words[1 + n..])
         }
-        _ => return Err("position needs 'startpos' or 'sfen <SFEN>'".to_string()),
+        _ => return Err(ParseError::PositionStart),
     };
     let moves = match rest.split_first() {
         None => Vec::new(),
         Some((&"moves", ms)) => ms.iter().map(|m| m.to_string()).collect(),
-        Some((w, _)) => return Err(format!("position: expected 'moves', found '{w}'")),
+        Some((w, _)) => return Err(ParseError::ExpectedMoves(w.to_string())),
     };
     Ok(Command::Position { sfen, moves })
 }
@@ -293,11 +313,9 @@ mod tests {
         assert_eq!(parse("  isready \r"), Ok(Command::IsReady));
         assert_eq!(parse(""), Ok(Command::Empty));
         assert_eq!(parse("gameover win"), Ok(Command::GameOver("win".into())));
-        assert!(
-            parse("fly away")
-                .unwrap_err()
-                .contains("unknown command 'fly'")
-        );
+        let e = parse("fly away").unwrap_err();
+        assert_eq!(e, ParseError::UnknownCommand("fly".into()));
+        assert_eq!(e.to_string(), "unknown command 'fly'");
     }
 
     #[test]
@@ -323,8 +341,12 @@ mod tests {
                 value: String::new()
             })
         );
-        assert!(parse("setoption").is_err());
-        assert!(parse("setoption name").is_err());
+        assert_eq!(parse("setoption"), Err(ParseError::SetOptionSyntax));
+        assert_eq!(parse("setoption name"), Err(ParseError::SetOptionSyntax));
+        assert_eq!(
+            parse("setoption name  value 3"),
+            Err(ParseError::NoOptionName)
+        );
     }
 
     #[test]
@@ -350,10 +372,16 @@ mod tests {
                 moves: vec![]
             })
         );
-        assert!(parse("position").is_err());
-        assert!(parse("position sfen").is_err());
-        assert!(parse("position startpos 7g7f").is_err());
-        assert!(parse("position sfen a b c d e f moves").is_err());
+        assert_eq!(parse("position"), Err(ParseError::PositionStart));
+        assert_eq!(parse("position sfen"), Err(ParseError::SfenFields(0)));
+        assert_eq!(
+            parse("position startpos 7g7f"),
+            Err(ParseError::ExpectedMoves("7g7f".into()))
+        );
+        assert_eq!(
+            parse("position sfen a b c d e f moves"),
+            Err(ParseError::SfenFields(6))
+        );
     }
 
     #[test]

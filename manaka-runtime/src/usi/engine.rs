@@ -95,7 +95,7 @@ impl Engine {
             Err(e) if line.split_whitespace().next() == Some("position") => {
                 // A position the GUI meant but we could not read: never go on playing the
                 // previous one (a move of it may be illegal in the GUI's position).
-                self.refuse_position(e);
+                self.refuse_position(e.to_string());
                 return true;
             }
             Err(e) => {

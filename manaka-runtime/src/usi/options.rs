@@ -2,6 +2,7 @@
 //! become a [`SearchConfig`].
 
 use super::time::TimeSettings;
+use crate::data::io::excerpt;
 use crate::search::{QTransform, RootNoise, SearchConfig, cache};
 use crate::shogi::{Color, EnteringKingRule};
 
@@ -244,13 +245,7 @@ impl EngineOptions {
     /// differ). The error says what was wrong and what is accepted; `Ok(Some(note))` says
     /// that the value was applied otherwise than asked and why (a `USI_Hash` larger than the
     /// machine can give). The engine prints both as `info string`, the error as `error: …`.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<Option<String>, String> {
-        // A name or value repeated in the message is cut to an excerpt.
-        self.apply(name, value)
-            .map_err(|e| crate::data::io::shorten_echoes(&e))
-    }
-
-    fn apply(&mut self, name: &str, value: &str) -> Result<Option<String>, String> {
+    pub fn set(&mut self, name: &str, value: &str) -> Result<Option<String>, OptionError> {
         let value = value.trim();
         match name.to_ascii_lowercase().as_str() {
             "evalfile" => {
@@ -265,11 +260,7 @@ impl EngineOptions {
                     v if v.eq_ignore_ascii_case("cpu") => Backend::Auto,
                     v if v.eq_ignore_ascii_case("cuda") => Backend::Cuda,
                     v if v.eq_ignore_ascii_case("integer") => Backend::Integer,
-                    _ => {
-                        return Err(format!(
-                            "{name} must be cpu, cuda or integer, not '{value}'"
-                        ));
-                    }
+                    _ => return Err(OptionError::bad(name, value, "cpu, cuda or integer")),
                 }
             }
             "simulations" => self.simulations = spin(name, value, 0, 100_000_000)? as u32,
@@ -297,9 +288,8 @@ impl EngineOptions {
                     v if v.eq_ignore_ascii_case(EK_JSA24) => Some(EnteringKingRule::Jsa24),
                     v if v.eq_ignore_ascii_case(EK_NONE) => None,
                     _ => {
-                        return Err(format!(
-                            "{name} must be {EK_CSA27}, {EK_JSA24} or {EK_NONE}, not '{value}'"
-                        ));
+                        let expected = format!("{EK_CSA27}, {EK_JSA24} or {EK_NONE}");
+                        return Err(OptionError::bad(name, value, expected));
                     }
                 }
             }
@@ -318,9 +308,9 @@ impl EngineOptions {
                 self.minimum_thinking_ms = spin(name, value, 0, 100_000)? as u64
             }
             _ => {
-                return Err(format!(
-                    "unknown option '{name}' (see the option list answered to 'usi')"
-                ));
+                return Err(OptionError::Unknown {
+                    name: excerpt(name),
+                });
             }
         }
         Ok(None)
@@ -416,29 +406,58 @@ pub fn affordable_hash_mb(asked: usize, available: Option<u64>) -> (usize, Optio
     (most, Some(note))
 }
 
-fn spin(name: &str, value: &str, min: i64, max: i64) -> Result<i64, String> {
+/// Why `setoption` was refused. Names and values are repeated as excerpts (a 120 KB line is
+/// not worth repeating, `data::io::excerpt`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    #[error("unknown option '{name}' (see the option list answered to 'usi')")]
+    Unknown { name: String },
+    /// A value outside what the option takes (`expected` says what it takes).
+    #[error("{name} must be {expected}, not '{value}'")]
+    BadValue {
+        name: String,
+        value: String,
+        expected: String,
+    },
+}
+
+impl OptionError {
+    fn bad(name: &str, value: &str, expected: impl Into<String>) -> OptionError {
+        OptionError::BadValue {
+            name: excerpt(name),
+            value: excerpt(value),
+            expected: expected.into(),
+        }
+    }
+}
+
+fn spin(name: &str, value: &str, min: i64, max: i64) -> Result<i64, OptionError> {
     match value.parse::<i64>() {
         Ok(v) if (min..=max).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "{name} must be an integer from {min} to {max}, not '{value}'"
+        _ => Err(OptionError::bad(
+            name,
+            value,
+            format!("an integer from {min} to {max}"),
         )),
     }
 }
 
-fn real(name: &str, value: &str, min: f64, max: f64) -> Result<f64, String> {
+fn real(name: &str, value: &str, min: f64, max: f64) -> Result<f64, OptionError> {
     match value.parse::<f64>() {
         Ok(v) if v.is_finite() && (min..=max).contains(&v) => Ok(v),
-        _ => Err(format!(
-            "{name} must be a number from {min} to {max}, not '{value}'"
+        _ => Err(OptionError::bad(
+            name,
+            value,
+            format!("a number from {min} to {max}"),
         )),
     }
 }
 
-fn check(name: &str, value: &str) -> Result<bool, String> {
+fn check(name: &str, value: &str) -> Result<bool, OptionError> {
     match value.to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),
-        _ => Err(format!("{name} must be true or false, not '{value}'")),
+        _ => Err(OptionError::bad(name, value, "true or false")),
     }
 }
 
@@ -470,24 +489,36 @@ mod tests {
     #[test]
     fn bad_values_are_refused_with_a_reason() {
         let mut o = EngineOptions::default();
-        assert!(o.set("Simulations", "-1").unwrap_err().contains("0 to"));
-        assert!(o.set("GumbelScale", "nan").is_err());
-        assert!(
-            o.set("USI_Ponder", "yes")
-                .unwrap_err()
-                .contains("true or false")
+        assert_eq!(
+            o.set("Simulations", "-1").unwrap_err().to_string(),
+            "Simulations must be an integer from 0 to 100000000, not '-1'"
         );
-        assert!(
-            o.set("NoSuchOption", "1")
-                .unwrap_err()
-                .contains("unknown option")
+        assert!(o.set("GumbelScale", "nan").is_err());
+        assert_eq!(
+            o.set("USI_Ponder", "yes"),
+            Err(OptionError::BadValue {
+                name: "USI_Ponder".into(),
+                value: "yes".into(),
+                expected: "true or false".into()
+            })
+        );
+        assert_eq!(
+            o.set("NoSuchOption", "1"),
+            Err(OptionError::Unknown {
+                name: "NoSuchOption".into()
+            })
         );
         assert!(o.set("EnteringKingRule", "x").is_err());
         assert!(
             o.set("Backend", "tpu")
                 .unwrap_err()
+                .to_string()
                 .contains("cpu, cuda or integer")
         );
+        // A huge value is repeated as an excerpt, not whole.
+        let long = "9".repeat(100_000);
+        let e = o.set("Threads", &long).unwrap_err().to_string();
+        assert!(e.len() < 200 && e.contains("9999..."), "{e}");
         o.set("Backend", "integer").unwrap();
         assert_eq!(o.backend, Backend::Integer);
         o.set("backend", "CUDA").unwrap();
