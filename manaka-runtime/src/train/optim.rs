@@ -19,10 +19,20 @@
 //! the stored values (the file format), they stay positive whatever the step, and a step is
 //! the same relative change at any scale — the log-sum-exp readout `ln Σ exp(x)` is a smooth
 //! maximum of the x, and Adam on x moves it evenly.
+//!
+//! **`nnue` shapes stay inside what nn.bin can hold.** Each updated value of a tensor YaneuraOu's
+//! file stores is clamped to its tensor's [`float_limit`] (int8 weights within ±127 steps, as
+//! YaneuraOu's trainer clips them; the int16 and int32 tensors within their types), so that
+//! export never saturates: unclamped, 20 epochs at lr 0.01 took `value.w` to 3.65 against a
+//! limit of 1.68 and the integer engine 919 cp away from the float one (issue 19). Dense
+//! tensors are clamped at every update, token tables in the rows the batch touched; the first
+//! update of a run clamps every value, so that `--init` weights beyond the limits come inside
+//! at once. Other shapes have no limits and take the unclamped loop, bit for bit as before.
 
 use super::grads::{Grads, SparseRows};
 use super::model::Model;
 use super::real::Real;
+use crate::nnue::quant::float_limit;
 
 /// Adam's constants.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,6 +60,9 @@ pub struct Adam<R> {
     pub step: u64,
     pub m: Vec<Vec<R>>,
     pub v: Vec<Vec<R>>,
+    /// Test switch: train an `nnue` shape without its limits, to show what they prevent.
+    #[cfg(test)]
+    pub(crate) unclamped: bool,
 }
 
 impl<R: Real> Adam<R> {
@@ -66,7 +79,22 @@ impl<R: Real> Adam<R> {
             step: 0,
             m: zeros(),
             v: zeros(),
+            #[cfg(test)]
+            unclamped: false,
         }
+    }
+
+    /// The clamp of each tensor of `model` (`None`: unlimited), as [`R`](Real).
+    fn limits(&self, model: &Model<R>) -> Vec<Option<R>> {
+        #[cfg(test)]
+        if self.unclamped {
+            return vec![None; model.specs.len()];
+        }
+        model
+            .specs
+            .iter()
+            .map(|s| float_limit(&model.shape, &s.name).map(R::from_f64))
+            .collect()
     }
 
     /// One update of `model` at learning rate `lr` by the sum of `grads` (one per worker
@@ -76,6 +104,16 @@ impl<R: Real> Adam<R> {
     /// part of every tensor. The result does not depend on `threads`.
     #[inline(never)] // a unit of its own in profiles
     pub fn update(&mut self, model: &mut Model<R>, grads: &[Grads<R>], lr: f64, threads: usize) {
+        let limits = self.limits(model);
+        if self.step == 0 {
+            // The first update of a run: weights from `--init` beyond the limits come inside
+            // everywhere, not only in the rows this batch touches.
+            for (theta, limit) in model.tensors.iter_mut().zip(&limits) {
+                if let &Some(l) = limit {
+                    clamp(theta, l);
+                }
+            }
+        }
         self.step += 1;
         let c = self.config;
         let t = self.step as i32;
@@ -100,6 +138,7 @@ impl<R: Real> Adam<R> {
             .zip(&mut self.v)
             .enumerate()
         {
+            let limit = limits[i];
             if grads[0].sparse[i].is_none() {
                 // Small tensors are not worth splitting.
                 let parts = if theta.len() < 1 << 14 { 1 } else { threads };
@@ -116,6 +155,7 @@ impl<R: Real> Adam<R> {
                         m,
                         v,
                         sources,
+                        limit,
                     });
                 }
                 continue;
@@ -156,6 +196,7 @@ impl<R: Real> Adam<R> {
                     width: w,
                     lse_from,
                     sources: sources.clone(),
+                    limit,
                 });
             }
         }
@@ -189,17 +230,46 @@ struct Kernel<R> {
 }
 
 impl<R: Real> Kernel<R> {
-    /// The update of a run of parameters, over zipped slices (no bounds checks: the loop
-    /// vectorises).
+    /// The update of a run of parameters, each clamped to `±limit` if there is one.
     #[inline(always)]
-    fn apply(&self, theta: &mut [R], m: &mut [R], v: &mut [R], g: &[R]) {
+    fn apply(&self, theta: &mut [R], m: &mut [R], v: &mut [R], g: &[R], limit: Option<R>) {
+        match limit {
+            None => self.run::<false>(theta, m, v, g, R::ZERO),
+            Some(l) => self.run::<true>(theta, m, v, g, l),
+        }
+    }
+
+    /// The loop, over zipped slices (no bounds checks: it vectorises, the clamp as a compare
+    /// and a blend); `CLAMP` false is the textbook update exactly.
+    #[inline(always)]
+    fn run<const CLAMP: bool>(&self, theta: &mut [R], m: &mut [R], v: &mut [R], g: &[R], l: R) {
         let k = *self;
         for (((t, m), v), &g) in theta.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).zip(g) {
             *m = k.b1 * *m + k.nb1 * g;
             *v = k.b2 * *v + k.nb2 * g * g;
             *t -= k.lr * (*m * k.inv_c1) / ((*v * k.inv_c2).sqrt() + k.eps);
+            if CLAMP {
+                *t = clamp_one(*t, l);
+            }
         }
     }
+}
+
+/// `x` within `±l` (NaN stays NaN: the trainer reports divergence by the loss).
+#[inline(always)]
+fn clamp_one<R: Real>(x: R, l: R) -> R {
+    if x > l {
+        l
+    } else if x < -l {
+        -l
+    } else {
+        x
+    }
+}
+
+/// Every value of `values` within `±l`.
+fn clamp<R: Real>(values: &mut [R], l: R) {
+    values.iter_mut().for_each(|x| *x = clamp_one(*x, l));
 }
 
 /// `values` cut at the (ascending) offsets `cuts` (first 0, last `values.len()`).
@@ -221,6 +291,8 @@ enum Part<'a, R> {
         m: &'a mut [R],
         v: &'a mut [R],
         sources: Vec<&'a [R]>,
+        /// The clamp of the tensor (`nnue` shapes), none if unlimited.
+        limit: Option<R>,
     },
     /// Rows `rows` of a token table (`theta` etc. start at row `rows.start`).
     Rows {
@@ -232,6 +304,8 @@ enum Part<'a, R> {
         /// First lse channel (pair table), `width` if none.
         lse_from: usize,
         sources: Vec<&'a SparseRows<R>>,
+        /// The clamp of the tensor's non-lse channels, none if unlimited.
+        limit: Option<R>,
     },
 }
 
@@ -243,9 +317,10 @@ impl<R: Real> Part<'_, R> {
                 m,
                 v,
                 sources,
+                limit,
             } => {
                 if let [only] = sources.as_slice() {
-                    return k.apply(theta, m, v, only);
+                    return k.apply(theta, m, v, only, limit);
                 }
                 const PIECE: usize = 4096;
                 let mut g = [R::ZERO; PIECE];
@@ -263,6 +338,7 @@ impl<R: Real> Part<'_, R> {
                         &mut m[start..end],
                         &mut v[start..end],
                         g,
+                        limit,
                     );
                 }
             }
@@ -274,6 +350,7 @@ impl<R: Real> Part<'_, R> {
                 width: w,
                 lse_from,
                 sources,
+                limit,
             } => {
                 // The touched rows of this range, each once (a row is taken from the first
                 // worker that touched it), in table order: neighbouring pair rows share cache
@@ -310,6 +387,7 @@ impl<R: Real> Part<'_, R> {
                         &mut m[..lse_from],
                         &mut v[..lse_from],
                         &g[..lse_from],
+                        limit,
                     );
                     if lse_from < w {
                         // x = ln s: ∂L/∂x = s·∂L/∂s; the step Δx applied as s ← s·exp(Δx).
@@ -318,7 +396,7 @@ impl<R: Real> Part<'_, R> {
                             *gx = g * s;
                         }
                         x.iter_mut().for_each(|x| *x = R::ZERO);
-                        k.apply(&mut x, &mut m[lse_from..], &mut v[lse_from..], &gx);
+                        k.apply(&mut x, &mut m[lse_from..], &mut v[lse_from..], &gx, None);
                         for (s, &dx) in t[lse_from..].iter_mut().zip(&x) {
                             *s *= dx.exp();
                         }

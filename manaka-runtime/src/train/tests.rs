@@ -312,6 +312,84 @@ fn adam_is_lazy_on_token_tables_and_log_space_on_lse_channels() {
     assert!(model.tensors[pt][7 * 3 + 2] > 0.0);
 }
 
+/// `nnue` shapes: every value Adam updates stays within its tensor's nn.bin limit (hand
+/// values: value.w 127²/9600 ≈ 1.680, w1 127/64 ≈ 1.984, embed 32767/127 ≈ 258.0); a value
+/// pushed towards a limit moves as unclamped Adam until it meets it, then stays there; the
+/// first update also brings untouched rows of the token table inside; tensors an nn.bin does
+/// not hold (the policy) and other shapes are not clamped.
+#[test]
+fn adam_keeps_nnue_tensors_within_their_nn_bin_limits() {
+    let sh = shape("pair0_d4_o1_h5_h23_kp_nnue");
+    let mut start: Model<f64> = Model::from_source(&init::random_weights(&sh, 2)).unwrap();
+    let l = start.layout.clone();
+    let d = l.d;
+    let (vw, w1, embed, pw) = (l.value_w, l.w1, l.embed, l.policy_w);
+    start.tensors[vw][0] = 5.0; // beyond, no gradient
+    start.tensors[w1][0] = -3.0; // beyond, no gradient
+    start.tensors[embed][3 * d] = 300.0; // beyond, a row no batch touches
+    start.tensors[pw][0] = 10.0; // no limit
+    let (lim_vw, lim_w1, lim_e) = (127.0 * 127.0 / 9600.0, 127.0 / 64.0, 32767.0 / 127.0);
+    let mut clamped = start.clone();
+    let mut free = start.clone();
+    let mut adam = Adam::new(&clamped, AdamConfig::default());
+    let mut adam_free = Adam::new(&free, AdamConfig::default());
+    adam_free.unclamped = true;
+    let lr = 0.5;
+    let grads = |m: &Model<f64>| {
+        let mut g = Grads::new(m);
+        g.dense[vw][1] = -1.0; // value.w[1] grows by about lr a step
+        g.dense[w1][2] = 1.0; // w1[2] shrinks
+        g.rows(embed).row_mut(5)[0] = -1.0; // embed row 5 grows by about lr a step
+        g
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * (1.0 + b.abs());
+    for step in 1..=12 {
+        let g = grads(&clamped);
+        adam.update(&mut clamped, std::slice::from_ref(&g), lr, 1);
+        adam_free.update(&mut free, std::slice::from_ref(&g), lr, 1);
+        // Monotone paths: the clamped value is the free one cut at the limit.
+        assert!(
+            close(clamped.tensors[vw][1], free.tensors[vw][1].min(lim_vw)),
+            "step {step}"
+        );
+        assert!(close(
+            clamped.tensors[w1][2],
+            free.tensors[w1][2].max(-lim_w1)
+        ));
+        assert!(close(
+            clamped.tensors[embed][5 * d],
+            free.tensors[embed][5 * d].min(lim_e)
+        ));
+        assert!(close(clamped.tensors[vw][0], lim_vw) && close(clamped.tensors[w1][0], -lim_w1));
+        assert!(
+            close(clamped.tensors[embed][3 * d], lim_e),
+            "untouched row, at step 1"
+        );
+        assert_eq!(free.tensors[embed][3 * d], 300.0);
+        assert_eq!(clamped.tensors[pw][0], 10.0, "policy: no limit");
+        for (spec, t) in clamped.specs.iter().zip(&clamped.tensors) {
+            if let Some(limit) = crate::nnue::quant::float_limit(&sh, &spec.name) {
+                assert!(t.iter().all(|v| v.abs() <= limit), "{}", spec.name);
+            }
+        }
+    }
+    assert!(free.tensors[vw][1] > lim_vw + 1.0 && free.tensors[w1][2] < -lim_w1 - 1.0);
+    // The limits were met, by the clamped paths too.
+    assert!(close(clamped.tensors[vw][1], lim_vw) && close(clamped.tensors[w1][2], -lim_w1));
+    // Another shape: the same weights leave any range freely.
+    let native = shape("pair3_d2_o1_h2");
+    let mut m: Model<f64> = Model::from_source(&init::random_weights(&native, 2)).unwrap();
+    let vw = m.layout.value_w;
+    m.tensors[vw][0] = 5.0;
+    let mut adam = Adam::new(&m, AdamConfig::default());
+    for _ in 0..3 {
+        let mut g = Grads::new(&m);
+        g.dense[vw][0] = -1.0;
+        adam.update(&mut m, std::slice::from_ref(&g), lr, 1);
+    }
+    assert!(m.tensors[vw][0] > 6.0, "{}", m.tensors[vw][0]);
+}
+
 /// The update from several workers' gradients equals the update from their sum, whatever the
 /// number of threads applying it.
 #[test]
