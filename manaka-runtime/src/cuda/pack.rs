@@ -153,10 +153,10 @@ mod tests {
         assert_eq!(words[l.move_start + 2] as usize, bm.len() + wm.len());
         // Black's 7g7f: label 59 (SPEC §5), a pawn (kind 0) from 7g (square 60).
         let k = bm.iter().position(|m| m.to_string() == "7g7f").unwrap();
-        assert_eq!(words[l.moves + k], pack_move(59, 0, 60));
+        assert_eq!(words[l.moves + k], pack_move(59, Some(60)));
         // White's 3c3d is its 7g7f once rotated: the same label and origin.
         let k = wm.iter().position(|m| m.to_string() == "3c3d").unwrap();
-        assert_eq!(words[l.moves + bm.len() + k], pack_move(59, 0, 60));
+        assert_eq!(words[l.moves + bm.len() + k], pack_move(59, Some(60)));
     }
 
     /// A batch large enough to be packed on several threads packs exactly as its leaves do
