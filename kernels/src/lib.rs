@@ -14,4 +14,7 @@
 pub mod cpu;
 pub mod cuda;
 
-pub use cpu::{Simd, SimdError, add_assign, affine_batch, dot, power_update, prefetch, sub_assign};
+pub use cpu::{
+    Bf16, Simd, SimdError, add_assign, affine_batch, affine_batch_bf16, affine_batch_i8, dot,
+    power_update, prefetch, quantize_i8, sub_assign,
+};

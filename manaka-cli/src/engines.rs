@@ -9,7 +9,7 @@ use manaka::kernels::Simd;
 use manaka::kernels::cpu::int::IntSimd;
 use manaka::manaka_net;
 use manaka::runtime::eval::EvaluatorFactory;
-use manaka::runtime::fixed::FixedNetError;
+use manaka::runtime::fixed::{FixedNetError, Precision};
 use manaka::runtime::loader::NetworkLoader;
 use manaka::runtime::network::{Network, NetworkFactory};
 use manaka::runtime::nnue::NnueError;
@@ -50,17 +50,19 @@ macro_rules! compiled_shapes {
             None
         }
 
-        /// As [`with_engine`], at an explicit SIMD level instead of the detected one (the
-        /// equivalence tests and `manaka bench --simd` run every level this CPU has).
-        pub fn with_engine_simd<V: EngineVisitor>(
+        /// As [`with_engine`], at an explicit SIMD level instead of the detected one and
+        /// with the hidden layers' weights at `precision` (`manaka bench --simd
+        /// --precision`).
+        pub fn with_engine_precision<V: EngineVisitor>(
             source: Arc<dyn TensorSource + Send + Sync>,
             simd: Simd,
+            precision: Precision,
             visitor: V,
         ) -> Option<Result<V::Out, FixedNetError>> {
             let name = source.shape().to_string();
             $(
                 if name == $module::SHAPE {
-                    return Some($module::Engine::with_simd($module::SHAPE, source, simd).map(|e| visitor.visit(e)));
+                    return Some($module::Engine::with_precision($module::SHAPE, source, simd, precision).map(|e| visitor.visit(e)));
                 }
             )*
             None

@@ -231,6 +231,17 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
                     Fixed::with_simd(canonical, source, simd).map(Engine)
                 }
 
+                /// As [`Engine::with_simd`], with the hidden layers' weights at `precision`
+                /// (bf16 or int8 copies made here; docs/evaluator.md, "Precision").
+                pub fn with_precision(
+                    canonical: &str,
+                    source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
+                    simd: ::manaka::kernels::Simd,
+                    precision: ::manaka::runtime::fixed::Precision,
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                    Fixed::with_precision(canonical, source, simd, precision).map(Engine)
+                }
+
                 /// The SIMD level the kernels run at.
                 pub fn simd(&self) -> ::manaka::kernels::Simd {
                     self.0.simd()

@@ -12,7 +12,8 @@
 /// # Safety
 /// The methods of the AVX2 and AVX-512 implementations execute instructions of those
 /// extensions: callers must run them only on a CPU that has them (the dispatch in `mod.rs`
-/// guarantees it). `load` and `store` read or write `W` f32s at the pointer, unaligned.
+/// guarantees it). `load`, `store`, `load_bf16` and `load_i8` read or write `W` values at the
+/// pointer, unaligned.
 pub(super) trait Lanes {
     /// One register of `W` lanes.
     type V: Copy;
@@ -33,6 +34,10 @@ pub(super) trait Lanes {
     unsafe fn fma(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
     /// The sum of the lanes.
     unsafe fn hsum(v: Self::V) -> f32;
+    /// `W` bfloat16 values (the high halves of f32s) at `p`, widened exactly to f32.
+    unsafe fn load_bf16(p: *const u16) -> Self::V;
+    /// `W` int8 values at `p`, converted exactly to f32.
+    unsafe fn load_i8(p: *const i8) -> Self::V;
 }
 
 /// One lane of plain f32: the level every CPU runs, and what LLVM may auto-vectorise.
@@ -81,6 +86,16 @@ impl Lanes for Scalar {
     #[inline(always)]
     unsafe fn hsum(v: f32) -> f32 {
         v
+    }
+    #[inline(always)]
+    unsafe fn load_bf16(p: *const u16) -> f32 {
+        // SAFETY: the caller's contract (one readable u16 at p).
+        f32::from_bits(u32::from(unsafe { p.read_unaligned() }) << 16)
+    }
+    #[inline(always)]
+    unsafe fn load_i8(p: *const i8) -> f32 {
+        // SAFETY: the caller's contract (one readable i8 at p).
+        f32::from(unsafe { p.read() })
     }
 }
 
@@ -146,6 +161,19 @@ mod x86 {
                 _mm_cvtss_f32(s)
             }
         }
+        #[inline(always)]
+        unsafe fn load_bf16(p: *const u16) -> __m256 {
+            // 8 × u16 (16 bytes) zero-extended to 32 bits, shifted into the high half.
+            unsafe {
+                let h = _mm256_cvtepu16_epi32(_mm_loadu_si128(p.cast()));
+                _mm256_castsi256_ps(_mm256_slli_epi32::<16>(h))
+            }
+        }
+        #[inline(always)]
+        unsafe fn load_i8(p: *const i8) -> __m256 {
+            // 8 × i8 (8 bytes) sign-extended to 32 bits, converted exactly.
+            unsafe { _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(p.cast()))) }
+        }
     }
 
     /// AVX-512 F: 16 lanes.
@@ -194,6 +222,19 @@ mod x86 {
         #[inline(always)]
         unsafe fn hsum(v: __m512) -> f32 {
             unsafe { _mm512_reduce_add_ps(v) }
+        }
+        #[inline(always)]
+        unsafe fn load_bf16(p: *const u16) -> __m512 {
+            // 16 × u16 (32 bytes) zero-extended to 32 bits, shifted into the high half.
+            unsafe {
+                let h = _mm512_cvtepu16_epi32(_mm256_loadu_si256(p.cast()));
+                _mm512_castsi512_ps(_mm512_slli_epi32::<16>(h))
+            }
+        }
+        #[inline(always)]
+        unsafe fn load_i8(p: *const i8) -> __m512 {
+            // 16 × i8 (16 bytes) sign-extended to 32 bits, converted exactly.
+            unsafe { _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(p.cast()))) }
         }
     }
 }

@@ -5,10 +5,12 @@
 
 mod body;
 mod lanes;
+mod weight;
 // Integer kernels for NNUE inference (YaneuraOu's arithmetic).
 pub mod int;
 
 use std::fmt;
+pub use weight::{Bf16, quantize_i8};
 
 /// An instruction-set level the running CPU supports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,14 +158,15 @@ macro_rules! entry_points {
             }
 
             $(#[target_feature(enable = $features)])?
-            pub unsafe fn affine_batch<const IN: usize, const OUT: usize>(
-                w: &[[f32; IN]; OUT],
+            pub unsafe fn affine_batch<E: super::weight::Weight, const IN: usize, const OUT: usize>(
+                w: &[[E; IN]; OUT],
+                scales: Option<&[f32; OUT]>,
                 b: &[f32; OUT],
                 xs: &[[f32; IN]],
                 out: &mut [[f32; OUT]],
             ) {
                 // SAFETY: as above.
-                unsafe { body::affine_batch::<$lanes, IN, OUT>(w, b, xs, out) }
+                unsafe { body::affine_batch::<$lanes, E, IN, OUT>(w, scales, b, xs, out) }
             }
         }
     };
@@ -239,7 +242,42 @@ pub fn affine_batch<const IN: usize, const OUT: usize>(
     out: &mut [[f32; OUT]],
 ) {
     assert_eq!(xs.len(), out.len(), "one output row per input");
-    dispatch!(simd, affine_batch(w, b, xs, out))
+    dispatch!(simd, affine_batch(w, None, b, xs, out))
+}
+
+/// [`affine_batch`] with bfloat16 weights (half the bytes of f32), widened exactly as they
+/// are loaded: `out_j = W' x_j + b` for `W'` the bf16 values, summed in f32.
+///
+/// # Panics
+/// If `xs` and `out` differ in length.
+#[inline]
+pub fn affine_batch_bf16<const IN: usize, const OUT: usize>(
+    simd: Simd,
+    w: &[[Bf16; IN]; OUT],
+    b: &[f32; OUT],
+    xs: &[[f32; IN]],
+    out: &mut [[f32; OUT]],
+) {
+    assert_eq!(xs.len(), out.len(), "one output row per input");
+    dispatch!(simd, affine_batch(w, None, b, xs, out))
+}
+
+/// [`affine_batch`] with int8 weights and one scale per row (a quarter of the bytes of f32;
+/// [`quantize_i8`]): `out_j[r] = b[r] + scales[r] · (q[r] · x_j)`, summed in f32.
+///
+/// # Panics
+/// If `xs` and `out` differ in length.
+#[inline]
+pub fn affine_batch_i8<const IN: usize, const OUT: usize>(
+    simd: Simd,
+    w: &[[i8; IN]; OUT],
+    scales: &[f32; OUT],
+    b: &[f32; OUT],
+    xs: &[[f32; IN]],
+    out: &mut [[f32; OUT]],
+) {
+    assert_eq!(xs.len(), out.len(), "one output row per input");
+    dispatch!(simd, affine_batch(w, Some(scales), b, xs, out))
 }
 
 /// Asks the CPU to start loading the cache line holding `p` (a pair-table row about to be

@@ -38,6 +38,7 @@ use anyhow::{Context, Result, bail};
 use manaka::kernels::Simd;
 use manaka::kernels::cpu::int::IntSimd;
 use manaka::runtime::eval::Leaf;
+use manaka::runtime::fixed::Precision;
 use manaka::runtime::network::{Network, NetworkEvaluator, StateLeaf};
 use manaka::runtime::reference::ReferenceNet;
 use manaka::runtime::search::{SearchConfig, bench as search_bench};
@@ -65,6 +66,10 @@ pub struct Args {
     /// SIMD level: scalar, avx2 or avx512 (default: the best this CPU has, or MANAKA_SIMD).
     #[arg(long, value_name = "LEVEL")]
     simd: Option<String>,
+    /// Number format of the hidden layers' weights (W1, W2): f32 (the file's), bf16 or int8
+    /// (copies made at load; docs/evaluator.md, "Precision").
+    #[arg(long, default_value = "f32", value_name = "f32|bf16|int8")]
+    precision: Precision,
     /// Seconds spent measuring each quantity of each shape.
     #[arg(long, default_value_t = 0.25, value_name = "SECONDS")]
     time: f64,
@@ -237,8 +242,9 @@ pub fn run(args: Args) -> Result<()> {
     let budget = Duration::from_secs_f64(args.time);
     let clock_ghz = measure_clock_ghz();
     progress(format_args!(
-        "bench: {} shape(s) at {simd}, ~{clock_ghz:.2} GHz, {:.2} s per figure",
+        "bench: {} shape(s) at {simd}, {} W1/W2, ~{clock_ghz:.2} GHz, {:.2} s per figure",
         shapes.len(),
+        args.precision,
         args.time
     ));
     let mut rows = Vec::with_capacity(shapes.len());
@@ -250,9 +256,10 @@ pub fn run(args: Args) -> Result<()> {
         let source: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(shape, 1));
         progress(format_args!("bench: {shape}: measuring"));
         let reference_ns = measure_reference(&source, &game, budget)?;
-        let figures = engines::with_engine_simd(
+        let figures = engines::with_engine_precision(
             source.clone(),
             simd,
+            args.precision,
             Measure {
                 game: &game,
                 budget,
@@ -296,6 +303,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         let v = serde_json::json!({
             "simd": simd.name(),
+            "precision": args.precision.name(),
             "clock_ghz": round1(clock_ghz * 100.0) / 100.0,
             "weights": "random (init seed 1)",
             "rows": rows.iter().map(Row::json).collect::<Vec<_>>(),

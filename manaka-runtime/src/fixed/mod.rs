@@ -17,7 +17,7 @@ use crate::network::{Network, StateLeaf};
 use crate::shogi::{Color, MoveEffect, Position};
 use crate::tokens::{self, ActiveTokens, MAX_ACTIVE};
 use crate::weights::TensorSource;
-use manaka_kernels::{self as k, Simd};
+use manaka_kernels::{self as k, Bf16, Simd};
 use manaka_shapes::formula::{LSE_FLOOR, RMS_EPS, pair_index_unordered};
 use manaka_shapes::{BlockKind, PowerGroup, Shape};
 use std::sync::{Arc, Mutex};
@@ -41,6 +41,67 @@ pub enum FixedNetError {
     },
     #[error("weights lack tensor '{0}'")]
     MissingTensor(String),
+}
+
+/// The number format of the hidden layers' weights (W1, W2) an engine computes with
+/// (issue 17 item 3; docs/evaluator.md, "Precision"). Low-precision copies are made once, at
+/// load; activations, sums, the value and policy rows stay f32.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// The file's f32 weights (the default, and what the equality tests check).
+    #[default]
+    F32,
+    /// bfloat16 copies: half the bytes; each weight within 2^-8 of its value.
+    Bf16,
+    /// int8 copies with one f32 scale per row: a quarter of the bytes; each weight within
+    /// half a step (its row's largest magnitude / 254).
+    Int8,
+}
+
+impl Precision {
+    /// Every precision, default first.
+    pub const ALL: [Precision; 3] = [Precision::F32, Precision::Bf16, Precision::Int8];
+
+    /// `f32`, `bf16` or `int8`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::Bf16 => "bf16",
+            Precision::Int8 => "int8",
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Precision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Precision, String> {
+        Precision::ALL
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| format!("unknown precision '{s}' (expected f32, bf16 or int8)"))
+    }
+}
+
+/// The hidden layers' low-precision weight copies, row-major like the file's (`H × IN`, then
+/// `HL × H` when there is a second layer).
+enum LowWeights {
+    None,
+    Bf16 {
+        w1: Vec<Bf16>,
+        w2: Vec<Bf16>,
+    },
+    Int8 {
+        w1: Vec<i8>,
+        s1: Vec<f32>,
+        w2: Vec<i8>,
+        s2: Vec<f32>,
+    },
 }
 
 /// One perspective's accumulators (SPEC §4).
@@ -100,6 +161,8 @@ pub struct FixedNet<
     simd: Simd,
     /// The weights, and the source they are read from.
     t: Tensors,
+    precision: Precision,
+    low: LowWeights,
     /// Head buffers of finished `evaluate_batch` calls, reused by the next ones so that an
     /// evaluation allocates nothing once the engine has seen its largest batch (issue 17).
     /// One per concurrent caller; the lock is held only to take or return one.
@@ -171,6 +234,17 @@ impl<
         source: Arc<dyn TensorSource + Send + Sync>,
         simd: Simd,
     ) -> Result<Self, FixedNetError> {
+        Self::with_precision(canonical, source, simd, Precision::F32)
+    }
+
+    /// As [`FixedNet::with_simd`], computing the hidden layers with `precision` weights
+    /// (copies made here).
+    pub fn with_precision(
+        canonical: &str,
+        source: Arc<dyn TensorSource + Send + Sync>,
+        simd: Simd,
+        precision: Precision,
+    ) -> Result<Self, FixedNetError> {
         let shape = *source.shape();
         if shape.to_string() != canonical {
             return Err(FixedNetError::ShapeMismatch {
@@ -180,12 +254,82 @@ impl<
         }
         Self::check_dims(&shape)?;
         let t = Tensors::resolve(&shape, source)?;
+        let low = Self::low_weights(&t, precision);
         Ok(FixedNet {
             shape,
             simd,
             t,
+            precision,
+            low,
             scratch: Mutex::new(Vec::new()),
         })
+    }
+
+    fn low_weights(t: &Tensors, precision: Precision) -> LowWeights {
+        let w1 = t.w1::<IN, H>().as_flattened();
+        let w2 = if H2 > 0 {
+            t.w2::<H, HL>().as_flattened()
+        } else {
+            &[]
+        };
+        match precision {
+            Precision::F32 => LowWeights::None,
+            Precision::Bf16 => {
+                let conv = |w: &[f32]| w.iter().map(|&x| Bf16::from_f32(x)).collect();
+                LowWeights::Bf16 {
+                    w1: conv(w1),
+                    w2: conv(w2),
+                }
+            }
+            Precision::Int8 => {
+                fn rows<const N: usize>(w: &[f32]) -> (Vec<i8>, Vec<f32>) {
+                    let (rows, rest) = w.as_chunks::<N>();
+                    debug_assert!(rest.is_empty());
+                    let (q, s): (Vec<[i8; N]>, Vec<f32>) = rows.iter().map(k::quantize_i8).unzip();
+                    (q.into_flattened(), s)
+                }
+                let (w1, s1) = rows::<IN>(w1);
+                let (w2, s2) = rows::<H>(w2);
+                LowWeights::Int8 { w1, s1, w2, s2 }
+            }
+        }
+    }
+
+    /// The precision of the hidden layers' weights.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// Hidden layer `layer` (0: W1, `A` = IN; 1: W2, `A` = H) of a batch, before its
+    /// activation, at the engine's precision.
+    fn hidden<const A: usize, const B: usize>(
+        &self,
+        layer: usize,
+        xs: &[[f32; A]],
+        out: &mut [[f32; B]],
+    ) {
+        let simd = self.simd;
+        let (w, b) = if layer == 0 {
+            (self.t.w1::<A, B>(), self.t.b1::<B>())
+        } else {
+            (self.t.w2::<A, B>(), self.t.b2::<B>())
+        };
+        // A flat copy as B rows of A (the lengths were made from the same tensor).
+        fn exact<T, const A: usize, const B: usize>(v: &[T]) -> &[[T; A]; B] {
+            v.as_chunks::<A>().0.try_into().expect("B rows of A")
+        }
+        match &self.low {
+            LowWeights::None => k::affine_batch::<A, B>(simd, w, b, xs, out),
+            LowWeights::Bf16 { w1, w2 } => {
+                let w = exact::<_, A, B>(if layer == 0 { w1 } else { w2 });
+                k::affine_batch_bf16::<A, B>(simd, w, b, xs, out)
+            }
+            LowWeights::Int8 { w1, s1, w2, s2 } => {
+                let (w, s) = if layer == 0 { (w1, s1) } else { (w2, s2) };
+                let s: &[f32; B] = s.as_slice().try_into().expect("a scale per row");
+                k::affine_batch_i8::<A, B>(simd, exact::<_, A, B>(w), s, b, xs, out)
+            }
+        }
     }
 
     /// The engine's constants against the one [`manaka_shapes::Dims`] of the shape (the macro
@@ -422,7 +566,10 @@ impl<
     }
 
     fn describe(&self) -> String {
-        format!("{} (compiled, {})", self.shape, self.simd)
+        match self.precision {
+            Precision::F32 => format!("{} (compiled, {})", self.shape, self.simd),
+            p => format!("{} (compiled, {}, {p} W1/W2)", self.shape, self.simd),
+        }
     }
 
     fn new_state(&self, pos: &Position) -> Self::State {
@@ -484,11 +631,11 @@ impl<
         // sure, and the tensor accessors check the lengths again.
         if H2 > 0 {
             let h1 = &mut h1[..n];
-            k::affine_batch::<IN, H>(simd, self.t.w1::<IN, H>(), self.t.b1::<H>(), u, h1);
+            self.hidden::<IN, H>(0, u, h1);
             h1.iter_mut().for_each(|h| self.activate(h));
-            k::affine_batch::<H, HL>(simd, self.t.w2::<H, HL>(), self.t.b2::<HL>(), h1, last);
+            self.hidden::<H, HL>(1, h1, last);
         } else {
-            k::affine_batch::<IN, HL>(simd, self.t.w1::<IN, HL>(), self.t.b1::<HL>(), u, last);
+            self.hidden::<IN, HL>(0, u, last);
         }
         last.iter_mut().for_each(|h| self.activate(h));
         let f = FF / 81;

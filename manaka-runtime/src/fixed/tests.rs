@@ -176,3 +176,90 @@ fn reused_output_and_a_move_from_an_empty_square_equal_reference() {
         }
     }
 }
+
+/// The largest absolute error of the value logit and of any policy logit against the
+/// reference, over the positions of random games.
+fn precision_errors<N: Network>(
+    net: &N,
+    reference: &ReferenceNet,
+    games: usize,
+    plies: usize,
+) -> (f64, f64) {
+    let (mut value, mut policy) = (0.0f64, 0.0f64);
+    let mut rng = Rng(0x5eed ^ games as u64);
+    for _ in 0..games {
+        let mut pos = Position::startpos();
+        let mut state = net.new_state(&pos);
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let leaf = Leaf {
+                position: &pos,
+                moves: &moves,
+            };
+            let got = net.evaluate(&state, leaf);
+            let want = reference.evaluate_position(&pos, &moves);
+            value = value.max((got.value_logit as f64 - want.value_logit).abs());
+            for (g, w) in got.policy_logits.iter().zip(&want.policy) {
+                policy = policy.max((*g as f64 - w).abs());
+            }
+            let m = moves[(rng.next() % moves.len() as u64) as usize];
+            let e = pos.do_move(m);
+            net.update(&mut state, &e, &pos);
+        }
+    }
+    (value, policy)
+}
+
+/// Each precision stays within its documented bound of the reference (docs/evaluator.md,
+/// "Precision") on random weights of a two-layer shape and on the trained default network,
+/// at every level; f32 stays at rounding level.
+#[test]
+fn each_precision_is_within_its_bound_of_the_reference() {
+    // (precision, bound on |Δ value logit|, bound on |Δ policy logit|)
+    let bounds = [
+        (Precision::F32, 1e-3, 1e-3),
+        (Precision::Bf16, 0.01, 0.05),
+        (Precision::Int8, 0.08, 0.25),
+    ];
+    let shape = Shape::parse("pair2_d8_o2_h32_h216_kp").unwrap();
+    let random: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&shape, 9));
+    let trained_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("nets/default.mnw");
+    let trained: Arc<dyn TensorSource + Send + Sync> =
+        Arc::new(crate::weights::WeightFile::open(&trained_path).unwrap());
+    assert_eq!(trained.shape().to_string(), "pair0_d128_o2_h256_kp");
+    let reference_random = ReferenceNet::new(random.clone()).unwrap();
+    let reference_trained = ReferenceNet::new(trained.clone()).unwrap();
+    for simd in Simd::available() {
+        for (precision, value_bound, policy_bound) in bounds {
+            let net = FixedNet::<8, 2, 1, 2, 0, 0, 18, 36, 32, 16, 16>::with_precision(
+                &shape.to_string(),
+                random.clone(),
+                simd,
+                precision,
+            )
+            .unwrap();
+            let (v, p) = precision_errors(&net, &reference_random, 4, 80);
+            eprintln!("{simd} {precision} random: value {v:.2e}, policy {p:.2e}");
+            assert!(
+                v <= value_bound && p <= policy_bound,
+                "{simd} {precision} random: {v} {p}"
+            );
+            let net = FixedNet::<128, 2, 1, 0, 0, 0, 256, 512, 256, 0, 256>::with_precision(
+                "pair0_d128_o2_h256_kp",
+                trained.clone(),
+                simd,
+                precision,
+            )
+            .unwrap();
+            let (v, p) = precision_errors(&net, &reference_trained, 4, 80);
+            eprintln!("{simd} {precision} trained: value {v:.2e}, policy {p:.2e}");
+            assert!(
+                v <= value_bound && p <= policy_bound,
+                "{simd} {precision} trained: {v} {p}"
+            );
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Weight element types of the affine map: f32, bfloat16, and int8 with a scale per row — the
+//! low-precision copies of a head's W1/W2 (issue 17 item 3; docs/evaluator.md, "Precision").
+//! Activations stay f32 and every product is summed in f32: only the weights are rounded.
+
+use super::lanes::Lanes;
+
+/// A bfloat16 number: the high 16 bits of an f32 (8 exponent bits, 7 mantissa bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct Bf16(pub u16);
+
+impl Bf16 {
+    /// The nearest bfloat16 to `x` (ties to even), so `|to_f32 − x| ≤ 2^-8·|x|` for normal
+    /// `x`; NaN stays NaN.
+    pub fn from_f32(x: f32) -> Bf16 {
+        let bits = x.to_bits();
+        if x.is_nan() {
+            return Bf16((bits >> 16) as u16 | 0x40);
+        }
+        let round = 0x7fff + ((bits >> 16) & 1);
+        Bf16((bits.wrapping_add(round) >> 16) as u16)
+    }
+
+    /// The f32 of the same value (exact).
+    pub fn to_f32(self) -> f32 {
+        f32::from_bits(u32::from(self.0) << 16)
+    }
+}
+
+/// `row` as int8 steps of one scale, `row[i] ≈ scale · q[i]`: the scale maps the row's largest
+/// magnitude to 127 and each value rounds to the nearest step, so `|scale·q[i] − row[i]| ≤
+/// scale / 2`. A row of zeros gets scale 0.
+pub fn quantize_i8<const N: usize>(row: &[f32; N]) -> ([i8; N], f32) {
+    let max = row.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
+    if max == 0.0 || !max.is_finite() {
+        return ([0; N], if max == 0.0 { 0.0 } else { f32::NAN });
+    }
+    let scale = max / 127.0;
+    let q = std::array::from_fn(|i| (row[i] / scale).round().clamp(-127.0, 127.0) as i8);
+    (q, scale)
+}
+
+/// How the bodies read one weight element type.
+pub(super) trait Weight: Copy {
+    /// Whether each output is multiplied by its row's scale.
+    const SCALED: bool;
+    /// `L::W` elements at `p` as f32 lanes.
+    ///
+    /// # Safety
+    /// `L`'s features, and `L::W` readable elements at `p`.
+    unsafe fn load<L: Lanes>(p: *const Self) -> L::V;
+    fn to_f32(self) -> f32;
+}
+
+impl Weight for f32 {
+    const SCALED: bool = false;
+    #[inline(always)]
+    unsafe fn load<L: Lanes>(p: *const f32) -> L::V {
+        // SAFETY: the caller's contract.
+        unsafe { L::load(p) }
+    }
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+}
+
+impl Weight for Bf16 {
+    const SCALED: bool = false;
+    #[inline(always)]
+    unsafe fn load<L: Lanes>(p: *const Bf16) -> L::V {
+        // SAFETY: the caller's contract; Bf16 is a transparent u16.
+        unsafe { L::load_bf16(p.cast()) }
+    }
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        Bf16::to_f32(self)
+    }
+}
+
+impl Weight for i8 {
+    const SCALED: bool = true;
+    #[inline(always)]
+    unsafe fn load<L: Lanes>(p: *const i8) -> L::V {
+        // SAFETY: the caller's contract.
+        unsafe { L::load_i8(p) }
+    }
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        f32::from(self)
+    }
+}
