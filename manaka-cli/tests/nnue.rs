@@ -271,6 +271,90 @@ fn refusals_name_the_problem() {
 }
 
 #[test]
+fn export_refuses_saturating_values_unless_allowed() {
+    let dir = Scratch::new("saturation");
+    let (mnw, bin) = (dir.file("big.mnw"), dir.file("nn.bin"));
+    // Values beyond what an nn.bin holds (the limits by hand, docs/nnue.md): value.w
+    // 3.65 · 9600/127 ≈ 276 > 127 steps (what the unclamped trainer reached, issue 19); w1
+    // −2.5 · 64 = −160 and 2.2 · 64 ≈ 141 beyond int8; an embedding 300 · 127 > 32767.
+    let shape = Shape::parse("pair0_d256_o1_h32_h232_kp_nnue").unwrap();
+    let mut w = init::random_weights(&shape, 2);
+    w.tensor_mut("value.w").unwrap()[3] = 3.65;
+    w.tensor_mut("w1").unwrap()[5] = -2.5;
+    w.tensor_mut("w1").unwrap()[6] = 2.2;
+    w.tensor_mut("embed").unwrap()[100] = 300.0;
+    manaka::runtime::weights::write_file(mnw.as_ref(), &w).unwrap();
+    let e = refused(&["weights", "export-nnue", &mnw, "-o", &bin]);
+    for part in [
+        "embed: 1 value (worst 300,",
+        "w1: 2 values (worst -2.5, limit ±1.9844)",
+        "value.w: 1 value (worst 3.65, limit ±1.6801)",
+        "--allow-saturation",
+    ] {
+        assert!(e.contains(part), "{part:?} in {e}");
+    }
+    assert!(!e.contains("w2:") && !e.contains("b1:"), "{e}");
+    assert!(
+        !std::path::Path::new(&bin).exists(),
+        "a refused export writes nothing"
+    );
+    // Allowed: written, every saturated tensor listed (JSON) or warned about (text).
+    let v = json(&[
+        "weights",
+        "export-nnue",
+        &mnw,
+        "-o",
+        &bin,
+        "--allow-saturation",
+        "--json",
+    ]);
+    let sat = v["saturated"].as_array().unwrap();
+    let got: Vec<(&str, u64)> = sat
+        .iter()
+        .map(|s| (s["tensor"].as_str().unwrap(), s["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(got, [("embed", 1), ("w1", 2), ("value.w", 1)]);
+    for (s, worst) in sat.iter().zip([300.0, -2.5, 3.65]) {
+        assert!((s["worst"].as_f64().unwrap() - worst).abs() < 1e-6, "{s}");
+    }
+    assert!((sat[2]["limit"].as_f64().unwrap() - 127.0 * 127.0 / 9600.0).abs() < 1e-6);
+    assert_eq!(
+        std::fs::metadata(&bin).unwrap().len(),
+        v["bytes"].as_u64().unwrap()
+    );
+    let out = manaka(&[
+        "weights",
+        "export-nnue",
+        &mnw,
+        "-o",
+        &bin,
+        "--allow-saturation",
+        "--force",
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 3, "{stderr}");
+    assert!(warnings[1].contains("2 values of w1") && warnings[1].contains("worst -2.5"));
+    // Within the limits nothing is refused (the random weights of init).
+    let fine = dir.file("fine.mnw");
+    manaka::runtime::weights::write_file(fine.as_ref(), &init::random_weights(&shape, 2)).unwrap();
+    let v = json(&[
+        "weights",
+        "export-nnue",
+        &fine,
+        "-o",
+        &bin,
+        "--force",
+        "--json",
+    ]);
+    assert_eq!(v["saturated"], serde_json::json!([]));
+}
+
+#[test]
 fn bench_reports_the_integer_engine_beside_the_float_one() {
     let out = manaka(&[
         "bench",

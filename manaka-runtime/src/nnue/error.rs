@@ -75,6 +75,31 @@ pub enum NnueError {
     ShapeMismatch { engine: String, weights: String },
     #[error("integer engine constants do not match shape {shape}: {what} (a bug in manaka_net!)")]
     Dims { shape: String, what: String },
+    #[error(
+        "values beyond nn.bin's integer types: {}; the integer engine would not evaluate as \
+         the float net does. Train with this version's `manaka train`, which keeps `nnue` \
+         shapes within these limits (docs/training.md), or write them clamped to the type \
+         with --allow-saturation",
+        saturated_list(.0)
+    )]
+    Saturated(Vec<super::Saturated>),
     #[error(transparent)]
     Weights(#[from] crate::weights::WeightsError),
+}
+
+/// `w1: 3 values (worst 2.5, limit ±1.984), …` for [`NnueError::Saturated`].
+fn saturated_list(list: &[super::Saturated]) -> String {
+    list.iter()
+        .map(|s| {
+            format!(
+                "{}: {} value{} (worst {}, limit ±{:.4})",
+                s.tensor,
+                s.count,
+                if s.count == 1 { "" } else { "s" },
+                s.worst,
+                s.limit
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -16,12 +16,14 @@
 //! manaka_runtime::weights::write_file("net.mnw".as_ref(), &imported.weights)?;
 //! // … and back.
 //! let file = manaka_runtime::weights::WeightFile::open("net.mnw".as_ref())?;
-//! let report = nnue::export(&file, "nn2.bin".as_ref())?;
+//! let report = nnue::export(&file, "nn2.bin".as_ref(), nnue::Saturation::Refuse)?;
 //! assert_eq!(report.bytes, 64_217_077);
 //! # Ok(()) }
 //! ```
 
 pub mod arch;
+#[cfg(test)]
+pub(crate) mod bounds;
 mod error;
 pub mod file;
 mod int_net;
@@ -31,7 +33,7 @@ pub use arch::{Architecture, FeatureSet, Unrepresentable};
 pub use error::NnueError;
 pub use file::NnueFile;
 pub use int_net::{IntNet, IntState};
-pub use quant::{IntWeights, Saturated};
+pub use quant::{IntWeights, Saturated, float_limit};
 
 use crate::weights::{TensorSource, WeightSet};
 use std::path::Path;
@@ -41,16 +43,31 @@ use std::path::Path;
 pub struct ExportReport {
     pub architecture: Architecture,
     pub bytes: u64,
-    /// Tensors with values beyond the integer types (saturated; none for weights in the
-    /// trainer's ranges).
+    /// Tensors with values beyond the integer types, written as the nearest integer
+    /// ([`Saturation::Allow`] only; none for weights the trainer kept in their limits).
     pub saturated: Vec<Saturated>,
     /// Policy tensors the file has no place for (all but zero ones are dropped).
     pub dropped: Vec<&'static str>,
 }
 
+/// What [`export`] does with values beyond their integer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Saturation {
+    /// Write nothing: the error names each tensor, how many values and the worst. The
+    /// integer engine would not evaluate as the float net does (issue 19: 919 cp apart).
+    Refuse,
+    /// Write them as the type's nearest value, and list them in the report.
+    Allow,
+}
+
 /// Quantises `source` (a shape YaneuraOu can represent) and writes it as an nn.bin at
-/// `path`. The policy tensors are dropped: NNUE files have no policy.
-pub fn export(source: &dyn TensorSource, path: &Path) -> Result<ExportReport, NnueError> {
+/// `path`; values beyond their integer type are refused or clamped as `saturation` says.
+/// The policy tensors are dropped: NNUE files have no policy.
+pub fn export(
+    source: &dyn TensorSource,
+    path: &Path,
+    saturation: Saturation,
+) -> Result<ExportReport, NnueError> {
     let shape = *source.shape();
     let architecture =
         Architecture::of_shape(&shape).map_err(|reason| NnueError::NotExportable {
@@ -58,6 +75,9 @@ pub fn export(source: &dyn TensorSource, path: &Path) -> Result<ExportReport, Nn
             reason: reason.to_string(),
         })?;
     let (ints, saturated) = IntWeights::quantise(source)?;
+    if saturation == Saturation::Refuse && !saturated.is_empty() {
+        return Err(NnueError::Saturated(saturated));
+    }
     let bytes = file::write(path, &ints)?;
     let dropped = ["policy.w", "policy.b", "policy.from"]
         .into_iter()

@@ -17,15 +17,13 @@
 //!   blocking property; no input panics.
 
 use super::arch::{affine_hash, clipped_relu_hash, input_slice_hash, padded};
-use super::quant::{
-    FT_SCALE, HIDDEN_BIAS_SCALE, HIDDEN_WEIGHT_SCALE, OUTPUT_BIAS_SCALE, OUTPUT_WEIGHT_SCALE,
-};
+use super::bounds::{float_forward, half_step, integer_rounding_bound, quantisation_bound};
 use super::*;
 use crate::data::random::SplitMix64;
 use crate::eval::Leaf;
 use crate::network::Network;
 use crate::reference::ReferenceNet;
-use crate::shogi::{Color, Position};
+use crate::shogi::Position;
 use crate::tokens;
 use crate::weights::init;
 use manaka_kernels::cpu::int::IntSimd;
@@ -318,7 +316,7 @@ fn export_and_import_through_files() {
     let dir = tempfile::tempdir().unwrap();
     let f = fixture(KP);
     let path = dir.path().join("nn.bin");
-    let report = export(f.float.as_ref(), &path).unwrap();
+    let report = export(f.float.as_ref(), &path, Saturation::Refuse).unwrap();
     assert_eq!(report.architecture.name(), "kp_256x2-32-32");
     assert_eq!(report.bytes, f.bytes.len() as u64);
     assert_eq!(report.dropped, ["policy.w", "policy.b", "policy.from"]);
@@ -409,113 +407,6 @@ fn limit_steps(t: &str) -> f64 {
         "embed" | "embed.bias" => 32767.0,
         _ => 127.0,
     }
-}
-
-/// Half a quantisation step of each tensor.
-fn half_step(name: &str) -> f64 {
-    0.5 / match name {
-        "embed" | "embed.bias" => FT_SCALE,
-        "w1" | "w2" => HIDDEN_WEIGHT_SCALE,
-        "b1" | "b2" => HIDDEN_BIAS_SCALE,
-        "value.w" => OUTPUT_WEIGHT_SCALE,
-        "value.b" => OUTPUT_BIAS_SCALE,
-        _ => unreachable!(),
-    }
-}
-
-/// SPEC §6 in f64, keeping every activation: `acts[0]` the clipped accumulators (side to
-/// move first), then each hidden layer's output; and the value logit.
-fn float_forward(src: &dyn TensorSource, pos: &Position) -> (Vec<Vec<f64>>, f64) {
-    let shape = *src.shape();
-    let t = |n: &str| src.tensor(n).unwrap();
-    let d = shape.d as usize;
-    let stm = pos.side_to_move();
-    let mut x = Vec::new();
-    for c in [stm, stm.flip()] {
-        let mut acc: Vec<f64> = t("embed.bias").iter().map(|&v| f64::from(v)).collect();
-        for &z in tokens::active_tokens(shape.features, pos, c).as_slice() {
-            for (a, &e) in acc
-                .iter_mut()
-                .zip(&t("embed")[z as usize * d..(z as usize + 1) * d])
-            {
-                *a += f64::from(e);
-            }
-        }
-        x.extend(acc.iter().map(|a| a.clamp(0.0, 1.0)));
-    }
-    let mut acts = vec![x];
-    for (w, b) in [("w1", "b1"), ("w2", "b2")]
-        .into_iter()
-        .take(if shape.h2.is_some() { 2 } else { 1 })
-    {
-        let x = acts.last().unwrap();
-        let h: Vec<f64> = t(b)
-            .iter()
-            .enumerate()
-            .map(|(o, &bo)| {
-                let row = &t(w)[o * x.len()..(o + 1) * x.len()];
-                (f64::from(bo)
-                    + row
-                        .iter()
-                        .zip(x)
-                        .map(|(&wi, xi)| f64::from(wi) * xi)
-                        .sum::<f64>())
-                .clamp(0.0, 1.0)
-            })
-            .collect();
-        acts.push(h);
-    }
-    let h = acts.last().unwrap();
-    let l = f64::from(t("value.b")[0])
-        + t("value.w")
-            .iter()
-            .zip(h)
-            .map(|(&w, x)| f64::from(w) * x)
-            .sum::<f64>();
-    (acts, l)
-}
-
-/// The bound on |ℓ − ℓ̂| that weights within half a step of each other imply at `pos`: the
-/// accumulators differ by at most (tokens + 1) half steps; through a layer,
-/// `|z − ẑ| ≤ Σ|W|·δx + Σ(half step)·x̂ + (half step of b)`; clipping never widens a gap.
-fn quantisation_bound(orig: &dyn TensorSource, imported_acts: &[Vec<f64>], pos: &Position) -> f64 {
-    let shape = *orig.shape();
-    let n = tokens::active_tokens(shape.features, pos, Color::Black)
-        .len()
-        .max(tokens::active_tokens(shape.features, pos, Color::White).len());
-    let mut delta = vec![((n + 1) as f64 * half_step("embed")).min(1.0); 2 * shape.d as usize];
-    let layers: &[(&str, &str)] = if shape.h2.is_some() {
-        &[("w1", "b1"), ("w2", "b2")]
-    } else {
-        &[("w1", "b1")]
-    };
-    for (k, (w, b)) in layers.iter().enumerate() {
-        let x_hat = &imported_acts[k];
-        let wt = orig.tensor(w).unwrap();
-        let inputs = x_hat.len();
-        delta = (0..orig.tensor(b).unwrap().len())
-            .map(|o| {
-                let row = &wt[o * inputs..(o + 1) * inputs];
-                let dz = row
-                    .iter()
-                    .zip(&delta)
-                    .map(|(&wi, di)| f64::from(wi).abs() * di)
-                    .sum::<f64>()
-                    + half_step(w) * x_hat.iter().sum::<f64>()
-                    + half_step(b);
-                dz.min(1.0)
-            })
-            .collect();
-    }
-    let h_hat = imported_acts.last().unwrap();
-    orig.tensor("value.w")
-        .unwrap()
-        .iter()
-        .zip(&delta)
-        .map(|(&w, d)| f64::from(w).abs() * d)
-        .sum::<f64>()
-        + half_step("value.w") * h_hat.iter().sum::<f64>()
-        + half_step("value.b")
 }
 
 #[test]
@@ -810,31 +701,7 @@ fn integer_engine_on_an_imported_file_is_the_files_arithmetic() {
         let state = net.new_state(&pos);
         let v = net.value(&state, &pos);
         let (acts, l) = float_forward(&imported.weights, &pos);
-        // Integer activations: the accumulator bytes are exactly 127·x̂; each clipped ReLU
-        // floors, losing less than one step (1/127) beyond what its inputs lost; the output
-        // is truncated to whole units of 1/600.
-        let w2 = imported.weights.tensor("w2").unwrap();
-        let step = 1.0 / 127.0;
-        let d2: Vec<f64> = (0..32)
-            .map(|o| {
-                (w2[o * 32..o * 32 + 32]
-                    .iter()
-                    .map(|&w| f64::from(w).abs())
-                    .sum::<f64>()
-                    * step
-                    + step)
-                    .min(1.0)
-            })
-            .collect();
-        let bound = imported
-            .weights
-            .tensor("value.w")
-            .unwrap()
-            .iter()
-            .zip(&d2)
-            .map(|(&w, d)| f64::from(w).abs() * d)
-            .sum::<f64>()
-            + 1.0 / 600.0;
+        let bound = integer_rounding_bound(&imported.weights);
         let diff = (f64::from(v) / 600.0 - l).abs();
         assert!(
             diff <= bound + 1e-9,
@@ -887,7 +754,9 @@ fn unrepresentable_shapes_name_the_blocking_property() {
         let shape = Shape::parse(name).unwrap();
         let src = init::random_weights(&shape, 1);
         let dir = tempfile::tempdir().unwrap();
-        let e = export(&src, &dir.path().join("nn.bin")).err().unwrap();
+        let e = export(&src, &dir.path().join("nn.bin"), Saturation::Refuse)
+            .err()
+            .unwrap();
         let msg = e.to_string();
         assert!(matches!(e, NnueError::NotExportable { .. }), "{msg}");
         assert!(msg.contains(needle) && msg.contains(name), "{name}: {msg}");

@@ -12,15 +12,17 @@ use std::path::PathBuf;
 /// halfkp_256x2-32-32), `pair0_d256_o1_h32_h232_kp_nnue` (kp_256x2-32-32), and the other
 /// HalfKP sizes it ships (512x2-16-32, 1024x2-8-32, 1024x2-8-64). The weights are quantised
 /// as YaneuraOu expects (int16 feature transformer ×127, int8 hidden weights ×64, int32
-/// biases, output ×600·16 for FV_SCALE 16); values beyond a type saturate and are reported.
-/// The policy tensors are dropped: an nn.bin has none. Any other shape is refused with the
-/// property that prevents it. FILE is never left half-written.
+/// biases, output ×600·16 for FV_SCALE 16). Values beyond their integer type are refused,
+/// naming each tensor, the count and the worst value (`manaka train` keeps `nnue` shapes
+/// within range); with --allow-saturation they are written as the type's nearest value, with
+/// a warning per tensor. The policy tensors are dropped: an nn.bin has none. Any other shape
+/// is refused with the property that prevents it. FILE is never left half-written.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
     manaka weights export-nnue nnue.mnw -o nn.bin\n  \
     manaka weights export-nnue nnue.mnw -o eval/nn.bin --force --json\n\n\
     JSON keys: path, source, shape, architecture, hash (hex string), bytes, saturated \
-    [{tensor, count}], dropped [tensor names].")]
+    [{tensor, count, worst, limit}] (only with --allow-saturation), dropped [tensor names].")]
 pub struct ExportArgs {
     /// The MNW1 weight file (an `nnue` shape).
     file: PathBuf,
@@ -30,6 +32,10 @@ pub struct ExportArgs {
     /// Replace FILE if it exists.
     #[arg(long)]
     force: bool,
+    /// Write values beyond their integer type as its nearest value (a warning per tensor)
+    /// instead of refusing; the integer engine then evaluates unlike the float net.
+    #[arg(long)]
+    allow_saturation: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -73,14 +79,23 @@ pub fn export(args: ExportArgs) -> Result<()> {
         anyhow::anyhow!("shape {shape} cannot be exported to YaneuraOu's NNUE: {reason}")
     })?;
     super::refuse_existing(&args.output, args.force)?;
-    let report = nnue::export(&file, &args.output)
+    let saturation = if args.allow_saturation {
+        nnue::Saturation::Allow
+    } else {
+        nnue::Saturation::Refuse
+    };
+    let report = nnue::export(&file, &args.output, saturation)
         .with_context(|| format!("cannot export `{}`", args.file.display()))?;
     let arch = report.architecture;
     if args.json {
         let saturated: Vec<_> = report
             .saturated
             .iter()
-            .map(|s| serde_json::json!({"tensor": s.tensor, "count": s.count}))
+            .map(|s| {
+                serde_json::json!({
+                    "tensor": s.tensor, "count": s.count, "worst": s.worst, "limit": s.limit,
+                })
+            })
             .collect();
         let v = serde_json::json!({
             "path": args.output.display().to_string(),
@@ -105,9 +120,12 @@ pub fn export(args: ExportArgs) -> Result<()> {
     );
     for s in &report.saturated {
         eprintln!(
-            "warning: {} values of {} saturated at the integer type's range",
+            "warning: {} values of {} saturated at the integer type's range (worst {}, limit ±{:.4}); \
+             the integer engine will not evaluate as the float net does",
             group(s.count),
-            s.tensor
+            s.tensor,
+            s.worst,
+            s.limit
         );
     }
     if !report.dropped.is_empty() {
