@@ -297,6 +297,61 @@ fn a_resumed_run_equals_an_uninterrupted_one() {
     }
 }
 
+/// An `nnue` run from `--init` weights beyond nn.bin's limits: the first update brings every
+/// value inside (also embedding rows no batch touches), and an interrupted, resumed run still
+/// ends with the bytes of one that ran straight through.
+#[test]
+fn an_nnue_run_from_init_beyond_the_limits_is_clamped_and_resumes_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = material_dataset(100, 5);
+    let name = "pair0_d4_o1_h5_h23_kp_nnue";
+    let sh = Shape::parse(name).unwrap();
+    let mut init = crate::weights::init::random_weights(&sh, 3);
+    // Beyond the limits (by hand: value.w 1.680, w2 1.984, embed 258.0): every value of
+    // value.w, w2 and embed, so also the embedding rows that no position of the data touches.
+    for (t, v) in [("value.w", 3.65f32), ("w2", -2.5), ("embed", 300.0)] {
+        init.tensor_mut(t).unwrap().iter_mut().for_each(|x| *x = v);
+    }
+    let init_path = dir.path().join("init.mnw");
+    crate::weights::write_file(&init_path, &init).unwrap();
+    let straight = dir.path().join("straight.mnw");
+    let mut c = config(name, &straight);
+    c.epochs = 2;
+    c.init = Some(init_path.clone());
+    train(&c, &data, None, &mut quiet).unwrap();
+    let model = super::trainer::load_model(&straight).unwrap();
+    for (t, limit) in [
+        ("value.w", 127.0 * 127.0 / 9600.0),
+        ("w2", 127.0 / 64.0),
+        ("embed", 32767.0 / 127.0),
+    ] {
+        let worst = model
+            .tensor(t)
+            .unwrap()
+            .iter()
+            .fold(0.0f64, |a, &v| a.max(f64::from(v).abs()));
+        assert!(worst <= limit + 1e-6, "{t}: {worst} > {limit}");
+    }
+    let (_, saturated) = crate::nnue::IntWeights::quantise(&model).unwrap();
+    assert!(saturated.is_empty(), "{saturated:?}");
+    // Stopped after 2 steps and resumed: the same bytes.
+    let out = dir.path().join("resumed.mnw");
+    let mut first = config(name, &out);
+    first.epochs = 2;
+    first.init = Some(init_path);
+    first.max_steps = Some(2);
+    train(&first, &data, None, &mut quiet).unwrap();
+    let mut second = first.clone();
+    second.init = None;
+    second.max_steps = None;
+    second.resume = true;
+    train(&second, &data, None, &mut quiet).unwrap();
+    assert!(std::fs::read(&out).unwrap() == std::fs::read(&straight).unwrap());
+    assert!(
+        std::fs::read(state_path(&out)).unwrap() == std::fs::read(state_path(&straight)).unwrap()
+    );
+}
+
 #[test]
 fn checkpoints_and_settings_are_checked() {
     let dir = tempfile::tempdir().unwrap();
