@@ -9,6 +9,7 @@
 //! - [`io`]: atomic file writes and the errors that name the record and byte offset.
 //! - [`usi_client`]: a USI engine client (handshake, options, timed searches) for
 //!   labelling positions with another engine's score and best move.
+//! - [`label`]: a resumable labelling run over many engine processes (`manaka label`).
 //! - [`random`]: a seeded SplitMix64 and random positions from playouts.
 //! - [`sources`]: positions to label from SFEN lines, HCPE3 games, HCPE or PSV records.
 //! - [`selfplay`]: Gumbel self-play across many games batched into one network call,
@@ -23,6 +24,7 @@
 mod bits;
 pub mod hcpe3;
 pub mod io;
+pub mod label;
 pub mod packed;
 pub mod random;
 pub mod records;
