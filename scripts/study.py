@@ -166,9 +166,11 @@ def svg_plot(path, title, xlabel, ylabel, series, log_x=False, labels=True):
         c = COLOURS[k % len(COLOURS)]
         if as_line and len(s) > 1:
             d = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in s)
+            width = 1 if len(s) > 40 else 2
             out.append(f'<polyline class="series" data-name="{escape(name)}" points="{d}" fill="none" '
-                       f'stroke="{c}" stroke-width="2"/>')
-        for x, y in s:
+                       f'stroke="{c}" stroke-width="{width}"/>')
+        # Dense curves (training reports) are drawn as lines alone; sparse ones get dots.
+        for x, y in (s if len(s) <= 40 or not as_line else []):
             out.append(f'<circle class="point" data-name="{escape(name)}" cx="{px(x):.1f}" cy="{py(y):.1f}" '
                        f'r="{3 if as_line else 5}" fill="{c}"/>')
             if labels and not as_line:
