@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Makes the embedded default network (manaka-runtime/nets/default.mnw) from nothing:
 # material self-play → fairy-stockfish labels → a first net → its self-play → labels → the
-# default. These are the commands, seeds and settings the shipped net was made with
-# (docs/training.md, "The trained default: recipe"); about 1 h 35 min on 2 cores, 80% of it
-# fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
+# generation-2 default → its self-play → labels → generation 3, the shipped default. These are
+# the commands, seeds and settings the shipped net was made with (docs/training.md, "The
+# trained default: recipe"); about 2 h 20 min on 2 cores, 80% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
 # training resume where they stopped, so the script can simply be run again after an
 # interruption.
 #
@@ -26,6 +26,15 @@ cd "$work"
 step() { echo "== $*" >&2; }
 label() { # label IN OUT DEPTH
     [ -f "$2" ] || "$manaka" label --engine "$fairy" --depth "$3" --positions "$1" --out "$2" --threads "$threads"
+}
+own_games() { # own_games NET GAMES SIMULATIONS SEED NAME: a net's self-play, labelled at depth 7;
+    # the first 20,000 records (HCPE: 38 bytes each) validate, the rest is NAME-train.hcpe.
+    "$manaka" selfplay --weights "$1" --games "$2" --simulations "$3" --max-considered 16 \
+        --gumbel-scale 1.5 --max-moves 256 --seed "$4" --threads "$threads" --out "sp-$5"
+    [ -f "$5.hcpe3" ] || cat "sp-$5"/selfplay-*.hcpe3 > "$5.hcpe3"
+    label "$5.hcpe3" "$5-d7.hcpe" 7
+    [ -f "$5-val.hcpe" ] || head -c 760000 "$5-d7.hcpe" > "$5-val.hcpe"
+    [ -f "$5-train.hcpe" ] || tail -c +760001 "$5-d7.hcpe" > "$5-train.hcpe"
 }
 
 # 1. Self-play with the material evaluator (no network needed): 4,000 and 6,000 games.
@@ -63,20 +72,27 @@ step "training the stage-2 network"
 
 # 4. Its own games (4,000), labelled at depth 7; their first 20,000 positions validate too.
 step "self-play with the stage-2 network"
-"$manaka" selfplay --weights s2b.mnw --games 4000 --simulations 32 --max-considered 16 \
-    --gumbel-scale 1.5 --max-moves 256 --seed 31 --threads "$threads" --out sp-s2b
-[ -f sp3.hcpe3 ] || cat sp-s2b/selfplay-*.hcpe3 > sp3.hcpe3
-label sp3.hcpe3 sp3-d7.hcpe 7
-[ -f val3.hcpe ] || head -c 760000 sp3-d7.hcpe > val3.hcpe
-[ -f sp3-train.hcpe ] || tail -c +760001 sp3-d7.hcpe > sp3-train.hcpe
+own_games s2b.mnw 4000 32 31 sp3
 
 # 5. The default: every position (1.8 M), 6 epochs (about 6 minutes).
 step "training the default network"
 [ -f default.done ] || {
     "$manaka" train --shape $shape --data "${stage2_data[@]}" sp3-train.hcpe \
-        --val val.hcpe val3.hcpe --out default.mnw --epochs 6 --lr 5e-3 --lr-decay 0.7 \
+        --val val.hcpe sp3-val.hcpe --out default.mnw --epochs 6 --lr 5e-3 --lr-decay 0.7 \
         --threads "$threads" --seed 1 --log default.jsonl \
         $([ -f default.mnw.state ] && echo --resume)
     touch default.done
 }
-step "done: $work/default.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
+# 6. Generation 3 (2026-12-01, the shipped default): 4,000 games of the default above with
+#    64 simulations a move, labelled at depth 7; the first 20,000 records validate. Trained
+#    from the generation-2 weights (--init) on the new positions only, at a lower rate.
+step "self-play with the generation-2 network"
+own_games default.mnw 4000 64 41 sp4
+step "training generation 3"
+[ -f gen3.done ] || {
+    "$manaka" train --shape $shape --init default.mnw --data sp4-train.hcpe --val sp4-val.hcpe \
+        --out gen3.mnw --epochs 3 --lr 1e-3 --lr-decay 0.7 --threads "$threads" --seed 1 \
+        --log gen3.jsonl $([ -f gen3.mnw.state ] && echo --resume)
+    touch gen3.done
+}
+step "done: $work/gen3.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
