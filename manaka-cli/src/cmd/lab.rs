@@ -141,7 +141,18 @@ impl Reply {
 }
 
 fn serve(lab: &api::Lab, mut request: Request) -> std::io::Result<()> {
-    let reply = route(lab, &mut request);
+    // Every refusal is a reply from `route`; a panic would be a bug. As a last resort it
+    // becomes a 500 and the server goes on (`Lab` is read-only, so nothing is left half
+    // changed); the panic hook has already printed it as an internal error.
+    let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        route(lab, &mut request)
+    }))
+    .unwrap_or_else(|_| {
+        Reply::json(
+            500,
+            &serde_json::json!({ "error": "internal error (a bug; please report it); the server goes on" }),
+        )
+    });
     let header = |k: &str, v: &str| Header::from_bytes(k.as_bytes(), v.as_bytes()).expect("ascii");
     let response = Response::from_data(reply.body)
         .with_status_code(reply.status)

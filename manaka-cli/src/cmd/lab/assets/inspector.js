@@ -118,6 +118,7 @@
 
   function clickSquare(sq) {
     if (!data) return;
+    if (pendingPromotion) { pendingPromotion = null; $("promo").hidden = true; }
     const side = data.position.side;
     const p = data.position.board[sq];
     const own = p && ((p === p.toUpperCase()) === (side === "b"));
