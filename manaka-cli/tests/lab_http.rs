@@ -239,6 +239,27 @@ fn the_inspector_evaluates_as_manaka_eval_does() {
             for (i, (g, w)) in got.iter().zip(want).enumerate() {
                 assert_eq!(g, w, "policy row {i} after {line:?} ({extra:?})");
             }
+            // The page's legal moves (what its board lets a user click) are `manaka moves`'.
+            let mut margs = vec!["moves", "--json", "--sfen", "startpos"];
+            if n > 0 {
+                margs.push("--moves");
+                margs.extend(line);
+            }
+            let mut want: Vec<String> = common::json(&margs)["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["usi"].as_str().unwrap().to_string())
+                .collect();
+            let mut got: Vec<String> = page["position"]["legal"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap().to_string())
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "legal moves after {line:?}");
             // Both perspectives' tokens, side to move first; the last move's delta.
             let persp = page["perspectives"].as_array().unwrap();
             assert_eq!(persp.len(), 2);
