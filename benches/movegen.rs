@@ -61,5 +61,40 @@ fn generate(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, perft, generate);
+/// The early-stopping questions (`has_legal_moves`, `is_legal`) beside the full generation
+/// they used to run (`count_legal_moves() > 0` is the former `has_legal_moves` exactly). The
+/// mated position has no move to stop at: its figures are the early stop's overhead.
+fn early_stop(c: &mut Criterion) {
+    let mut g = c.benchmark_group("early_stop");
+    g.measurement_time(std::time::Duration::from_secs(3));
+    g.warm_up_time(std::time::Duration::from_secs(1));
+    let cases = [
+        ("startpos", "startpos"),
+        ("matsuri", CASES[2].1),
+        ("max593", CASES[3].1),
+        ("mated", "4k4/4G4/4P4/9/9/9/9/9/4K4 w RBGSNLP 1"),
+    ];
+    for (name, sfen) in cases {
+        let pos = Position::from_sfen(sfen).unwrap();
+        g.bench_function(format!("count_legal_moves>0/{name}"), |b| {
+            b.iter(|| black_box(&pos).count_legal_moves() > 0)
+        });
+        g.bench_function(format!("has_legal_moves/{name}"), |b| {
+            b.iter(|| black_box(&pos).has_legal_moves())
+        });
+        // The first move generated (a king step where there is one) and the last (a drop
+        // where there are drops): the probe's best and worst cases.
+        let legal = pos.legal_moves();
+        for (which, m) in [("first", legal.first()), ("last", legal.last())] {
+            if let Some(&m) = m {
+                g.bench_function(format!("is_legal_{which}/{name}"), |b| {
+                    b.iter(|| black_box(&pos).is_legal(black_box(m)))
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, perft, generate, early_stop);
 criterion_main!(benches);

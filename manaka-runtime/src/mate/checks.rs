@@ -18,6 +18,7 @@ use crate::shogi::{
     Bitboard, HandKind, Move, MoveSink, PieceKind, Position, Square, between, bishop_attacks,
     generate, lance_attacks, piece_attacks, rook_attacks,
 };
+use std::ops::ControlFlow;
 
 /// Per position: where each kind checks from, and which of our pieces may discover check.
 struct CheckSquares {
@@ -81,7 +82,13 @@ struct CheckSink<'a> {
 
 impl MoveSink for CheckSink<'_> {
     #[inline]
-    fn board(&mut self, kind: PieceKind, from: Square, promote: Bitboard, plain: Bitboard) {
+    fn board(
+        &mut self,
+        kind: PieceKind,
+        from: Square,
+        promote: Bitboard,
+        plain: Bitboard,
+    ) -> ControlFlow<()> {
         let sq = self.squares;
         let mut pro = if promote.is_nonempty() {
             promote & sq.direct[kind.promote().index()]
@@ -104,13 +111,15 @@ impl MoveSink for CheckSink<'_> {
         for to in pl {
             self.out.push(Move::normal(from, to, false));
         }
+        ControlFlow::Continue(())
     }
 
     #[inline]
-    fn drops(&mut self, kind: HandKind, to: Bitboard) {
+    fn drops(&mut self, kind: HandKind, to: Bitboard) -> ControlFlow<()> {
         for t in to & self.squares.direct[kind.piece_kind().index()] {
             self.out.push(Move::drop(kind, t));
         }
+        ControlFlow::Continue(())
     }
 }
 

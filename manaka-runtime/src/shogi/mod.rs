@@ -19,7 +19,7 @@ pub use attacks::{
     pawn_attacks, piece_attacks, rook_attacks, silver_attacks,
 };
 pub use bitboard::Bitboard;
-pub use movegen::{MAX_MOVES, MoveSink, generate};
+pub use movegen::{MAX_MOVES, MoveSink, generate, generate_until};
 pub use moves::Move;
 pub use position::{MoveEffect, Position};
 pub use rules::{EnteringKingRule, Repetition};
