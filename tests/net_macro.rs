@@ -2,6 +2,7 @@
 //! shape grammar.
 
 use manaka::manaka_net;
+use manaka::runtime::data::random::SplitMix64;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::Network;
 use manaka::runtime::reference::ReferenceNet;
@@ -26,7 +27,7 @@ fn constants_follow_the_shape() {
 }
 
 fn check_against_reference<N: Network>(net: &N, reference: &ReferenceNet, seed: u64) {
-    let mut x = seed;
+    let mut rng = SplitMix64::new(seed);
     let mut pos = Position::startpos();
     let mut state = net.new_state(&pos);
     for _ in 0..150 {
@@ -53,10 +54,7 @@ fn check_against_reference<N: Network>(net: &N, reference: &ReferenceNet, seed: 
         for (g, w) in got.policy_logits.iter().zip(&want.policy) {
             assert!(close(*g, *w));
         }
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let e = pos.do_move(moves[(x % moves.len() as u64) as usize]);
+        let e = pos.do_move(moves[rng.below(moves.len() as u64) as usize]);
         net.update(&mut state, &e, &pos);
     }
 }

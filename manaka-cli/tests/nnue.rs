@@ -5,6 +5,7 @@
 //! Expected numbers come from YaneuraOu's format (docs/nnue.md), not from the program.
 
 use manaka::kernels::cpu::int::IntSimd;
+use manaka::runtime::data::random::SplitMix64;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::Network;
 use manaka::runtime::shogi::Position;
@@ -42,7 +43,7 @@ impl EngineVisitor for Values {
         let mut pos = Position::startpos();
         let mut state = net.new_state(&pos);
         let mut values = Vec::new();
-        let mut r = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = SplitMix64::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..60 {
             let moves = pos.legal_moves();
             if moves.is_empty() {
@@ -58,10 +59,7 @@ impl EngineVisitor for Values {
                 )
                 .value_logit,
             );
-            r ^= r << 13;
-            r ^= r >> 7;
-            r ^= r << 17;
-            let effect = pos.do_move(moves[(r % moves.len() as u64) as usize]);
+            let effect = pos.do_move(moves[rng.below(moves.len() as u64) as usize]);
             net.update(&mut state, &effect, &pos);
         }
         values

@@ -314,16 +314,13 @@ mod tests {
             pos.do_move(pos.parse_usi_move(m).unwrap());
             out.push(pos.clone());
         }
-        let mut x = seed;
+        let mut rng = crate::data::random::SplitMix64::new(seed);
         for _ in 0..plies {
             let legal = pos.legal_moves();
             if legal.is_empty() {
                 break;
             }
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            pos.do_move(legal[(x % legal.len() as u64) as usize]);
+            pos.do_move(legal[rng.below(legal.len() as u64) as usize]);
             out.push(pos.clone());
         }
         out
@@ -431,7 +428,7 @@ mod tests {
         let mut cached = NetworkEvaluator::new(net.clone());
         // Leaves at an anchor ply, which are refreshed by design.
         let mut anchors = 0;
-        let mut x = 77u64;
+        let mut rng = crate::data::random::SplitMix64::new(77);
         let mut pos = Position::startpos();
         for _ in 0..120 {
             let moves = pos.legal_moves();
@@ -463,10 +460,7 @@ mod tests {
                 }
                 pos.undo_move(m);
             }
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            pos.do_move(moves[(x % moves.len() as u64) as usize]);
+            pos.do_move(moves[rng.below(moves.len() as u64) as usize]);
         }
         let s = cached.cache_stats();
         assert!(

@@ -516,13 +516,8 @@ mod tests {
     /// or an error, never a panic; whatever decodes can be packed again.
     #[test]
     fn arbitrary_bytes_never_panic() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::data::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = || rng.next_u64();
         let start = Position::startpos();
         for packing in [Packing::Hcp, Packing::PackedSfen] {
             let good = encode(packing, &start).unwrap();

@@ -303,12 +303,9 @@ mod tests {
 
     #[test]
     fn sliders_equal_walking_on_random_occupancy() {
-        let mut x = 0x9e3779b97f4a7c15u64;
+        let mut rng = crate::data::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..2000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let y = x.wrapping_mul(0x2545f4914f6cdd1d);
+            let (x, y) = (rng.next_u64(), rng.next_u64());
             let occ = Bitboard(((x as u128) << 64 | y as u128) & (x as u128 | (y as u128) << 40))
                 & Bitboard::ALL;
             for s in Square::all() {

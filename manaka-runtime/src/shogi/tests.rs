@@ -29,7 +29,7 @@ fn perft_small_depths() {
 
 #[test]
 fn last_move_effect_equals_what_do_move_reported() {
-    let mut x = 0x1234_5678u64;
+    let mut rng = crate::data::random::SplitMix64::new(0x1234_5678);
     for _ in 0..40 {
         let mut pos = Position::startpos();
         assert!(pos.last_move_effect().is_none() && pos.previous_key().is_none());
@@ -38,11 +38,8 @@ fn last_move_effect_equals_what_do_move_reported() {
             if moves.is_empty() {
                 break;
             }
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
             let before = pos.key();
-            let m = moves[(x % moves.len() as u64) as usize];
+            let m = moves[rng.below(moves.len() as u64) as usize];
             let e = pos.do_move(m);
             assert_eq!(pos.last_move(), Some(m));
             assert_eq!(pos.last_move_effect(), Some(e), "{m} in {}", pos.to_sfen());

@@ -12,16 +12,8 @@ fn sorted(t: &[u32]) -> Vec<u32> {
     v
 }
 
-/// xorshift64*, so the games are reproducible without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+/// The data module's seeded generator, so the games are reproducible.
+use crate::data::random::SplitMix64 as Rng;
 
 #[test]
 fn native_startpos_has_forty_tokens_with_spec_ids() {
@@ -154,7 +146,7 @@ fn apply(list: &mut Vec<u32>, d: &TokenDelta) {
 
 #[test]
 fn deltas_equal_refresh_along_random_games() {
-    let mut rng = Rng(0x5eed_1234_abcd_ef01);
+    let mut rng = Rng::new(0x5eed_1234_abcd_ef01);
     let mut king_refreshes = 0;
     for game in 0..120 {
         let mut p = if game % 3 == 0 {
@@ -173,7 +165,7 @@ fn deltas_equal_refresh_along_random_games() {
             if moves.is_empty() {
                 break;
             }
-            let m = moves[(rng.next() % moves.len() as u64) as usize];
+            let m = moves[rng.below(moves.len() as u64) as usize];
             let e = p.do_move(m);
             for (&space, views) in FeatureSpace::ALL.iter().zip(lists.iter_mut()) {
                 for (list, persp) in views.iter_mut().zip(Color::ALL) {
