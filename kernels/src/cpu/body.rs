@@ -154,7 +154,7 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
     if batch == 1 {
         while r + 8 <= OUT {
             // SAFETY: rows r..r+8 < OUT and input 0 exist; L's features.
-            let sums = unsafe { block::<L, E, IN, 8, 1>(&w[r..r + 8], &xs[..1]) };
+            let sums = unsafe { L::block::<E, IN, 8, 1>(&w[r..r + 8], &xs[..1]) };
             for (k, s) in sums.iter().enumerate() {
                 finish(out, r + k, 0, s[0]);
             }
@@ -177,10 +177,10 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
                 // SAFETY: rows r..r+4 and inputs j..j+g exist; L's features.
                 unsafe {
                     match g {
-                        1 => take(&mut sums, block::<L, E, IN, 4, 1>(rows, x)),
-                        2 => take(&mut sums, block::<L, E, IN, 4, 2>(rows, x)),
-                        3 => take(&mut sums, block::<L, E, IN, 4, 3>(rows, x)),
-                        _ => take(&mut sums, block::<L, E, IN, 4, 4>(rows, x)),
+                        1 => take(&mut sums, L::block::<E, IN, 4, 1>(rows, x)),
+                        2 => take(&mut sums, L::block::<E, IN, 4, 2>(rows, x)),
+                        3 => take(&mut sums, L::block::<E, IN, 4, 3>(rows, x)),
+                        _ => take(&mut sums, L::block::<E, IN, 4, 4>(rows, x)),
                     }
                 }
                 for (k, row) in sums.iter().enumerate() {
@@ -197,7 +197,7 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
     while r < OUT {
         for j in 0..batch {
             // SAFETY: row r and input j exist; L's features.
-            let sums = unsafe { block::<L, E, IN, 1, 1>(&w[r..r + 1], &xs[j..j + 1]) };
+            let sums = unsafe { L::block::<E, IN, 1, 1>(&w[r..r + 1], &xs[j..j + 1]) };
             finish(out, r, j, sums[0][0]);
         }
         r += 1;
@@ -209,7 +209,7 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
 // Index loops over the two small register-block dimensions read more plainly than iterators.
 #[allow(clippy::needless_range_loop)]
 #[inline(always)]
-unsafe fn block<L: Lanes, E: Weight, const IN: usize, const R: usize, const T: usize>(
+pub(super) unsafe fn block<L: Lanes, E: Weight, const IN: usize, const R: usize, const T: usize>(
     w: &[[E; IN]],
     x: &[[f32; IN]],
 ) -> [[f32; T]; R] {
