@@ -2,11 +2,8 @@
 //! shape grammar.
 
 use manaka::manaka_net;
-use manaka::runtime::data::random::SplitMix64;
-use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::Network;
-use manaka::runtime::reference::ReferenceNet;
-use manaka::runtime::shogi::Position;
+use manaka::runtime::reference::{ReferenceNet, compare};
 use manaka::runtime::weights::{TensorSource, init};
 use std::sync::Arc;
 
@@ -26,37 +23,12 @@ fn constants_follow_the_shape() {
     assert_eq!(Named::H2, 8);
 }
 
+/// The expansion equals the reference along random games (the one loop every fast path
+/// is checked with, `reference::compare`).
 fn check_against_reference<N: Network>(net: &N, reference: &ReferenceNet, seed: u64) {
-    let mut rng = SplitMix64::new(seed);
-    let mut pos = Position::startpos();
-    let mut state = net.new_state(&pos);
-    for _ in 0..150 {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            break;
-        }
-        let got = net.evaluate(
-            &state,
-            Leaf {
-                position: &pos,
-                moves: &moves,
-            },
-        );
-        let want = reference.evaluate_position(&pos, &moves);
-        let close = |a: f32, b: f64| (a as f64 - b).abs() <= 1e-4 * (1.0 + b.abs());
-        assert!(
-            close(got.value_logit, want.value_logit),
-            "{}: {} vs {}",
-            net.describe(),
-            got.value_logit,
-            want.value_logit
-        );
-        for (g, w) in got.policy_logits.iter().zip(&want.policy) {
-            assert!(close(*g, *w));
-        }
-        let e = pos.do_move(moves[rng.below(moves.len() as u64) as usize]);
-        net.update(&mut state, &e, &pos);
-    }
+    let name = net.describe();
+    let n = compare::along_random_games(net, reference, 1, 150, seed, |p| p.assert_close(&name));
+    assert!(n > 0);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! Clarity over speed.
 
 pub mod accumulator;
+pub mod compare;
 pub mod head;
 pub mod params;
 
