@@ -1,7 +1,7 @@
 //! `manaka go`: one Gumbel search from the command line.
 
-use anyhow::{Context, Result, anyhow};
-use manaka_runtime::loader::{Backend, Weights};
+use anyhow::{Result, anyhow};
+use manaka_runtime::loader::{Backend, LoadError, Weights};
 use manaka_runtime::search::{
     GumbelSearch, Outcome, Proof, RootNoise, SearchConfig, SearchControl, SearchLimits,
     SearchResult,
@@ -69,7 +69,11 @@ pub fn run(args: Args) -> Result<()> {
     let weights = args.weights.clone().unwrap_or_default();
     let net = crate::engines::loader()
         .load(&Weights::parse(&weights), Backend::Auto)
-        .with_context(|| format!("cannot load --weights '{weights}'"))?;
+        .map_err(|e| match e {
+            // These name the file already.
+            LoadError::Mnw1 { .. } | LoadError::NnBin { .. } => anyhow::Error::from(e),
+            e => anyhow::Error::from(e).context(format!("cannot load --weights '{weights}'")),
+        })?;
     let mut evaluators: Vec<_> = (0..args.threads).map(|_| net.factory.create()).collect();
     let config = SearchConfig {
         max_considered: args.max_considered,
