@@ -551,23 +551,27 @@ pub fn network_loader(loader: NetworkLoader, backend: Backend) -> Loader {
     Box::new(move |eval_file| Ok(loader.load_or_fallback(&Weights::parse(eval_file), backend)?))
 }
 
-/// The default loader: [`network::resolve`] (the reference evaluator for every shape).
+/// The default loader: the reference evaluator for every shape ([`network::resolve`]).
 pub fn default_loader() -> Loader {
-    Box::new(network::resolve)
+    network_loader(NetworkLoader::reference_only(), Backend::Auto)
 }
 
-/// A loader that prefers compiled engines: [`network::resolve_with`] with `compiled`.
+/// A loader that prefers compiled engines: [`network_loader`] over `compiled`.
 pub fn loader_with(compiled: Arc<network::CompiledHook>) -> Loader {
-    Box::new(move |eval_file| network::resolve_with(eval_file, compiled.as_ref()))
+    network_loader(
+        NetworkLoader::reference_only().with_compiled(compiled),
+        Backend::Auto,
+    )
 }
 
-/// The `Backend integer` loader: [`network::resolve_integer`] with `integer`'s engines, and
-/// `compiled`'s for shapes without one.
+/// The `Backend integer` loader: `integer`'s engines, and `compiled`'s for shapes without one
+/// ([`network::resolve_integer`]).
 pub fn integer_loader_with(
     integer: Arc<network::CompiledHook>,
     compiled: Arc<network::CompiledHook>,
 ) -> Loader {
-    Box::new(move |eval_file| {
-        network::resolve_integer(eval_file, integer.as_ref(), compiled.as_ref())
-    })
+    let loader = NetworkLoader::reference_only()
+        .with_compiled(compiled)
+        .with_integer(integer);
+    network_loader(loader, Backend::Integer)
 }

@@ -3,9 +3,10 @@
 //! management.
 //!
 //! The loop is generic over where the network comes from: [`run`] takes a [`Loader`] that
-//! turns the `EvalFile` option into an evaluator factory; [`default_loader`] is
-//! [`network::resolve`], whose [`network::load_network`] is the plug-in point for real
-//! networks. Weights are loaded at `isready`, never at start-up.
+//! turns the `EvalFile` option into an evaluator factory. [`network_loader`] makes one from the
+//! runtime's one loader ([`crate::loader::NetworkLoader`], with the compiled engines a binary
+//! has); [`default_loader`] runs every shape on the reference evaluator; a library may pass its
+//! own (`app::App` does). Weights are loaded at `isready`, never at start-up.
 //!
 //! ```
 //! use manaka_runtime::usi;
