@@ -15,7 +15,9 @@
 //! tables are large). The test prints, on stderr, which SIMD paths ran for which shapes.
 
 use manaka::kernels::Simd;
+use manaka::runtime::data::random::SplitMix64;
 use manaka::runtime::eval::{Evaluation, Leaf};
+use manaka::runtime::fixed::Precision;
 use manaka::runtime::network::{Network, StateLeaf};
 use manaka::runtime::reference::{Output, ReferenceNet};
 use manaka::runtime::shogi::{Move, Position};
@@ -31,18 +33,6 @@ const GAMES: usize = 50;
 const PLIES: usize = 200;
 /// Leaves per `evaluate_batch` call when the games are replayed in batches.
 const BATCH: usize = 16;
-
-/// xorshift64*: the move choices of the random games, reproducible from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
 
 /// The tolerance of the issue: relative error 1e-4, absolute near zero.
 fn close(engine: f32, reference: f64) -> bool {
@@ -72,7 +62,8 @@ struct Game {
 /// Random games until there are at least `GAMES` of them and `GAMES × PLIES` positions: a game
 /// that ends in mate before `PLIES` is kept, and an extra game makes up the count.
 fn play_games(reference: &ReferenceNet, seed: u64) -> Vec<Game> {
-    let mut rng = Rng(seed | 1);
+    // The move choices of the random games, reproducible from the seed.
+    let mut rng = SplitMix64::new(seed);
     let mut games = Vec::with_capacity(GAMES + 2);
     let mut positions = 0;
     while games.len() < GAMES || positions < GAMES * PLIES {
@@ -88,7 +79,7 @@ fn play_games(reference: &ReferenceNet, seed: u64) -> Vec<Game> {
             }
             game.reference
                 .push(reference.evaluate_position(&pos, &legal));
-            let m = legal[(rng.next() % legal.len() as u64) as usize];
+            let m = legal[rng.below(legal.len() as u64) as usize];
             game.moves.push(m);
             pos.do_move(m);
         }
@@ -261,9 +252,10 @@ fn check_shape(name: &str, seed: u64) -> String {
     for &simd in &levels {
         let clock = Instant::now();
         let batch_all = Some(&simd) == levels.last();
-        let stats = engines::with_engine_simd(
+        let stats = engines::with_engine_precision(
             source.clone(),
             simd,
+            Precision::F32,
             Replay {
                 games: &games,
                 shape: name,
