@@ -3,11 +3,12 @@
 //!
 //! Every position is sent alone (`position sfen …`, no game history) and searched with a
 //! depth or node limit by one of `threads` engine processes. Scores are the engine's, from
-//! the side to move ([`Score::to_eval`]). Positions without a legal move, and positions where
-//! the engine resigns or declares a win (no move to store), are skipped and counted.
+//! the side to move ([`Score::to_eval`](super::usi_client::Score::to_eval)). Positions
+//! without a legal move, and positions where the engine resigns or declares a win (no move
+//! to store), are skipped and counted.
 //!
 //! Finished records go, in input order, to `OUT.partial`, and `OUT.partial.json` says how far
-//! that is and with which settings ([`Journal`]); the same run started again resumes there.
+//! that is and with which settings (the journal); the same run started again resumes there.
 //! `OUT` appears, complete, only when every position is done.
 
 use super::io::write_atomic;
