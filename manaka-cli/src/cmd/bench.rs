@@ -37,6 +37,7 @@ use crate::engines::{self, COMPILED, EngineVisitor};
 use anyhow::{Context, Result, bail};
 use manaka::kernels::Simd;
 use manaka::kernels::cpu::int::IntSimd;
+use manaka::runtime::data::random::SplitMix64;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::fixed::Precision;
 use manaka::runtime::network::{Network, NetworkEvaluator, StateLeaf};
@@ -407,16 +408,16 @@ struct Game {
 
 impl Game {
     fn random(plies: usize, seed: u64) -> Game {
-        let mut x = seed | 1;
+        let mut rng = SplitMix64::new(seed);
         loop {
-            if let Some(game) = Game::try_random(plies, &mut x) {
+            if let Some(game) = Game::try_random(plies, &mut rng) {
                 return game;
             }
             // Mate before `plies` moves: play another game (the next random choices).
         }
     }
 
-    fn try_random(plies: usize, x: &mut u64) -> Option<Game> {
+    fn try_random(plies: usize, rng: &mut SplitMix64) -> Option<Game> {
         let mut pos = Position::startpos();
         let mut game = Game {
             positions: vec![],
@@ -428,10 +429,7 @@ impl Game {
             if legal.is_empty() {
                 return None;
             }
-            *x ^= *x << 13;
-            *x ^= *x >> 7;
-            *x ^= *x << 17;
-            let m = legal[(*x % legal.len() as u64) as usize];
+            let m = legal[rng.below(legal.len() as u64) as usize];
             let mut before = pos.clone();
             before.clear_history();
             game.positions.push(before);
