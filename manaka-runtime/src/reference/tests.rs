@@ -1,4 +1,5 @@
 use super::*;
+use crate::data::random::SplitMix64;
 use crate::weights::{WeightSet, init};
 
 fn shape(s: &str) -> Shape {
@@ -7,16 +8,6 @@ fn shape(s: &str) -> Shape {
 
 fn net_of(ws: WeightSet) -> ReferenceNet {
     ReferenceNet::new(Arc::new(ws)).unwrap()
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 /// Brute-force e_k: the sum over all k-subsets of the product of their members.
@@ -32,10 +23,10 @@ fn brute_elementary(x: &[f64], k: usize) -> f64 {
 
 #[test]
 fn newton_identities_equal_brute_force_elementary_polynomials() {
-    let mut rng = Rng(7);
+    let mut rng = SplitMix64::new(7);
     for n in [1usize, 2, 5, 9, 12] {
         let x: Vec<f64> = (0..n)
-            .map(|_| (rng.next() % 2001) as f64 / 1000.0 - 1.0)
+            .map(|_| rng.below(2001) as f64 / 1000.0 - 1.0)
             .collect();
         let p: Vec<f64> = (1..=8).map(|k| x.iter().map(|v| v.powi(k)).sum()).collect();
         let e = head::newton(&p);
@@ -60,7 +51,7 @@ fn incremental_equals_refresh_along_random_games() {
         "pair0_d4_o4_h8_halfkp",                  // halfkp (no pair/field allowed)
         "pair0_d8_o1_h8_h24_halfkp_nnue",         // nnue arithmetic
     ];
-    let mut rng = Rng(0xfeed);
+    let mut rng = SplitMix64::new(0xfeed);
     let mut checked = 0u64;
     for (si, s) in shapes.iter().enumerate() {
         let sh = shape(s);
@@ -79,7 +70,7 @@ fn incremental_equals_refresh_along_random_games() {
                 if moves.is_empty() {
                     break;
                 }
-                let m = moves[(rng.next() % moves.len() as u64) as usize];
+                let m = moves[rng.below(moves.len() as u64) as usize];
                 let e = pos.do_move(m);
                 net.update(&mut state, &e, &pos);
                 let fresh = net.refresh(&pos);
