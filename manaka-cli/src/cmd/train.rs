@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 /// The forward pass is the reference evaluator's (SPEC sections 4-6), so the file written
 /// evaluates in `manaka eval`, `manaka usi` and compiled engines exactly as it did in training.
 /// Every block of every valid shape has a hand-derived backward pass; the optimiser is Adam
-/// (lazy on the token tables: only the rows a batch touched are updated).
+/// (lazy on the token tables: only the rows a batch touched are updated). For `nnue` shapes
+/// every updated value is clamped to what YaneuraOu's nn.bin integers can hold (docs/nnue.md),
+/// so `manaka weights export-nnue` never saturates; --init weights beyond those limits are
+/// brought inside at the first update.
 ///
 /// Loss: value = cross-entropy of sigmoid(value logit) against
 /// lambda * teacher + (1 - lambda) * game result, where teacher = sigmoid(eval / scale)
