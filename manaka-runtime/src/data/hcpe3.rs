@@ -353,12 +353,21 @@ pub fn read_hcpe3(path: impl AsRef<Path>) -> Result<Vec<Hcpe3Game>, DataError> {
     })
 }
 
+/// Why a list of games cannot be written: the first game that cannot, and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("game {game}: {reason}")]
+pub struct GamesEncodeError {
+    /// The game's index in the list.
+    pub game: usize,
+    pub reason: WriteError,
+}
+
 /// The bytes of `games`, back to back.
-pub fn encode_hcpe3(games: &[Hcpe3Game]) -> Result<Vec<u8>, String> {
+pub fn encode_hcpe3(games: &[Hcpe3Game]) -> Result<Vec<u8>, GamesEncodeError> {
     let mut out = Vec::with_capacity(games.iter().map(Hcpe3Game::encoded_len).sum());
     for (i, g) in games.iter().enumerate() {
         g.write_bytes(&mut out)
-            .map_err(|e| format!("game {i}: {e}"))?;
+            .map_err(|reason| GamesEncodeError { game: i, reason })?;
     }
     Ok(out)
 }
@@ -366,9 +375,9 @@ pub fn encode_hcpe3(games: &[Hcpe3Game]) -> Result<Vec<u8>, String> {
 /// Writes `games` to `path` atomically.
 pub fn write_hcpe3(path: impl AsRef<Path>, games: &[Hcpe3Game]) -> Result<(), DataError> {
     let path = path.as_ref();
-    let bytes = encode_hcpe3(games).map_err(|reason| DataError::Encode {
+    let bytes = encode_hcpe3(games).map_err(|source| DataError::Encode {
         path: path.to_path_buf(),
-        reason,
+        source,
     })?;
     let mut f = AtomicFile::create(path)?;
     f.write_all(&bytes)?;

@@ -29,9 +29,12 @@ pub enum DataError {
     Io { path: PathBuf, source: io::Error },
     #[error("{}: {source}", path.display())]
     Format { path: PathBuf, source: FormatError },
-    /// A value that cannot be stored (a position the format cannot pack, say).
-    #[error("{}: {reason}", path.display())]
-    Encode { path: PathBuf, reason: String },
+    /// Games that cannot be stored (more moves or candidates than HCPE3's counts hold).
+    #[error("{}: {source}", path.display())]
+    Encode {
+        path: PathBuf,
+        source: super::hcpe3::GamesEncodeError,
+    },
 }
 
 impl DataError {

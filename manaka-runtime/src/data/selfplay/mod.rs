@@ -402,9 +402,9 @@ pub fn run(
                         games.sort_by_key(|(i, _)| *i);
                         let games: Vec<Hcpe3Game> = games.into_iter().map(|(_, g)| g).collect();
                         let written = encode_hcpe3(&games)
-                            .map_err(|reason| DataError::Encode {
+                            .map_err(|source| DataError::Encode {
                                 path: chunk_path(dir, c),
-                                reason,
+                                source,
                             })
                             .and_then(|bytes| write_atomic(chunk_path(dir, c), &bytes));
                         match written {
