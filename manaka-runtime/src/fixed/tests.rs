@@ -5,17 +5,8 @@
 use super::*;
 use crate::eval::Leaf;
 use crate::reference::ReferenceNet;
+use crate::reference::compare::along_random_games;
 use crate::weights::init;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
 
 fn rel_close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-4 * (1.0 + b.abs())
@@ -29,43 +20,30 @@ fn compare<N: Network>(
 ) {
     for simd in Simd::available() {
         let net = make(simd);
-        let mut rng = Rng(0x9e37_79b9 ^ games as u64);
-        for _ in 0..games {
-            let mut pos = Position::startpos();
-            let mut state = net.new_state(&pos);
-            for _ in 0..plies {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let got = net.evaluate(
-                    &state,
-                    Leaf {
-                        position: &pos,
-                        moves: &moves,
-                    },
-                );
-                let want = reference.evaluate_position(&pos, &moves);
+        along_random_games(
+            &net,
+            reference,
+            games,
+            plies,
+            0x9e37_79b9 ^ games as u64,
+            |g| {
                 assert!(
-                    rel_close(got.value_logit as f64, want.value_logit),
+                    rel_close(g.engine.value_logit as f64, g.reference.value_logit),
                     "{} {simd}: value {} vs {} at {}",
                     net.describe(),
-                    got.value_logit,
-                    want.value_logit,
-                    pos.to_sfen()
+                    g.engine.value_logit,
+                    g.reference.value_logit,
+                    g.position.to_sfen()
                 );
-                for (g, w) in got.policy_logits.iter().zip(&want.policy) {
+                for (e, w) in g.engine.policy_logits.iter().zip(&g.reference.policy) {
                     assert!(
-                        rel_close(*g as f64, *w),
-                        "{simd}: policy {g} vs {w} at {}",
-                        pos.to_sfen()
+                        rel_close(*e as f64, *w),
+                        "{simd}: policy {e} vs {w} at {}",
+                        g.position.to_sfen()
                     );
                 }
-                let m = moves[(rng.next() % moves.len() as u64) as usize];
-                let e = pos.do_move(m);
-                net.update(&mut state, &e, &pos);
-            }
-        }
+            },
+        );
     }
 }
 
@@ -186,30 +164,12 @@ fn precision_errors<N: Network>(
     plies: usize,
 ) -> (f64, f64) {
     let (mut value, mut policy) = (0.0f64, 0.0f64);
-    let mut rng = Rng(0x5eed ^ games as u64);
-    for _ in 0..games {
-        let mut pos = Position::startpos();
-        let mut state = net.new_state(&pos);
-        for _ in 0..plies {
-            let moves = pos.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let leaf = Leaf {
-                position: &pos,
-                moves: &moves,
-            };
-            let got = net.evaluate(&state, leaf);
-            let want = reference.evaluate_position(&pos, &moves);
-            value = value.max((got.value_logit as f64 - want.value_logit).abs());
-            for (g, w) in got.policy_logits.iter().zip(&want.policy) {
-                policy = policy.max((*g as f64 - w).abs());
-            }
-            let m = moves[(rng.next() % moves.len() as u64) as usize];
-            let e = pos.do_move(m);
-            net.update(&mut state, &e, &pos);
+    along_random_games(net, reference, games, plies, 0x5eed ^ games as u64, |g| {
+        value = value.max((g.engine.value_logit as f64 - g.reference.value_logit).abs());
+        for (e, w) in g.engine.policy_logits.iter().zip(&g.reference.policy) {
+            policy = policy.max((*e as f64 - w).abs());
         }
-    }
+    });
     (value, policy)
 }
 
