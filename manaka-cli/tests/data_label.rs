@@ -360,8 +360,8 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
         .map(|l| Position::from_sfen(l).unwrap())
         .collect();
     assert_eq!(inputs.len(), 12);
-    let label = |out: &PathBuf, depth: &str| {
-        manaka(&[
+    let label_with = |out: &PathBuf, depth: &str, extra: &[&str]| {
+        let mut args = vec![
             "label",
             "--engine",
             &engine,
@@ -371,10 +371,11 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
             input.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
-            "--threads",
-            "2",
-        ])
+        ];
+        args.extend_from_slice(extra);
+        manaka(&args)
     };
+    let label = |out: &PathBuf, depth: &str| label_with(out, depth, &["--threads", "2"]);
     let full = dir.join("full.hcpe");
     ok(&label(&full, "3"), "full run");
     let full_bytes = std::fs::read(&full).unwrap();
@@ -384,23 +385,7 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
     let mut sharded = Vec::new();
     for i in 0..3 {
         let out = dir.join(format!("shard-{i}.hcpe"));
-        let shard = format!("{i}/3");
-        let mut args = vec!["--shard", shard.as_str()];
-        let run = manaka(&{
-            let mut a = vec![
-                "label",
-                "--engine",
-                &engine,
-                "--depth",
-                "3",
-                "--positions",
-                input.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ];
-            a.append(&mut args);
-            a
-        });
+        let run = label_with(&out, "3", &["--shard", &format!("{i}/3")]);
         ok(&run, "sharded run");
         sharded.extend(std::fs::read(&out).unwrap());
     }
@@ -419,19 +404,7 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
         positions_of(&full_bytes),
         "shards in order are the unsharded run's positions"
     );
-    let bad = manaka(&[
-        "label",
-        "--engine",
-        &engine,
-        "--depth",
-        "3",
-        "--positions",
-        input.to_str().unwrap(),
-        "--out",
-        dir.join("x.hcpe").to_str().unwrap(),
-        "--shard",
-        "3/3",
-    ]);
+    let bad = label_with(&dir.join("x.hcpe"), "3", &["--shard", "3/3"]);
     assert!(refused(&bad).contains("not a shard"), "shard 3/3 refused");
 
     // The journal as docs/data.md describes it.
@@ -461,6 +434,11 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
 
     let resumed = dir.join("resumed.hcpe");
     journal(&resumed, "depth 3");
+    assert_eq!(
+        manaka_runtime::data::label::unfinished_run(&resumed),
+        Some((5, dir.join("resumed.hcpe.partial"))),
+        "the journal's count is what an interrupted run says it kept"
+    );
     let out = label(&resumed, "3");
     ok(&out, "resumed run");
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -6,7 +6,7 @@ use manaka_runtime::data::shard::Shard;
 use manaka_runtime::data::sources::{SourceFormat, read_positions};
 use manaka_runtime::data::usi_client::Limit;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Label positions with a USI engine's score and best move, as HCPE or PackedSfenValue.
@@ -234,10 +234,10 @@ pub fn run(args: Args) -> Result<()> {
                     | label::LabelError::Position { .. }
                     | label::LabelError::Panicked
             );
-            if let Some(kept) = kept_records(&args.out).filter(|_| during) {
+            if let Some((kept, partial)) = label::unfinished_run(&args.out).filter(|_| during) {
                 eprintln!(
-                    "label: {kept} of {total} positions kept in {}.partial; run the same command again to resume",
-                    args.out.display()
+                    "label: {kept} of {total} positions kept in {}; run the same command again to resume",
+                    partial.display()
                 );
             }
             return Err(e.into());
@@ -253,12 +253,4 @@ pub fn run(args: Args) -> Result<()> {
         args.out.display()
     );
     Ok(())
-}
-
-/// Positions an interrupted run kept (its journal's count), if it left a journal.
-fn kept_records(out: &Path) -> Option<u64> {
-    let name = out.file_name()?.to_string_lossy().into_owned();
-    let meta = out.with_file_name(format!("{name}.partial.json"));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
-    Some(v.get("records")?.as_u64()? + v.get("skipped")?.as_u64()?)
 }

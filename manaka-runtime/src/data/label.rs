@@ -152,6 +152,16 @@ pub fn finished_run(out: &Path, format: LabelFormat) -> Option<u64> {
     m.is_file().then(|| m.len() / format.record_size() as u64)
 }
 
+/// What an unfinished run's journal beside `out` keeps: the input positions done (labelled
+/// or skipped) and the path of `OUT.partial`; `None` without a readable journal.
+pub fn unfinished_run(out: &Path) -> Option<(usize, PathBuf)> {
+    let (data, meta) = Journal::paths(out).ok()?;
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
+    let done = saved.get("records")?.as_u64()? + saved.get("skipped")?.as_u64()?;
+    Some((done as usize, data))
+}
+
 /// Seconds and positions between two saves of the journal.
 const SAVE_EVERY: Duration = Duration::from_secs(60);
 const SAVE_RECORDS: usize = 4096;
