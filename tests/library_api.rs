@@ -3,7 +3,7 @@
 //! does, runs the USI protocol, and searches.
 
 use manaka::prelude::*;
-use manaka::runtime::usi::network::DEFAULT_SHAPE;
+use manaka::runtime::usi::eval_file::DEFAULT_SHAPE;
 use manaka::runtime::weights::{init, write_file};
 use std::path::PathBuf;
 

@@ -12,7 +12,7 @@
 mod custom_engine;
 mod support;
 
-use manaka::runtime::data::selfplay::judge;
+use manaka::runtime::runs::selfplay::judge;
 use manaka::runtime::shogi::{Color, Position};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Child;

@@ -8,8 +8,8 @@
 use manaka::kernels::Simd;
 use manaka::kernels::cpu::int::IntSimd;
 use manaka::manaka_net;
+use manaka::runtime::compiled::{FixedNetError, Precision};
 use manaka::runtime::eval::EvaluatorFactory;
-use manaka::runtime::fixed::{FixedNetError, Precision};
 use manaka::runtime::loader::NetworkLoader;
 use manaka::runtime::network::{Network, NetworkFactory};
 use manaka::runtime::nnue::NnueError;

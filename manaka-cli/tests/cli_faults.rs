@@ -127,8 +127,8 @@ fn commands_refuse_files_that_are_not_regular_files() {
 /// of training or refusing.
 #[test]
 fn resuming_a_finished_run_says_so() {
-    use manaka_runtime::data::random::{RandomPositions, random_positions};
     use manaka_runtime::data::records::{GameResult, HcpeRecord, write_records};
+    use manaka_runtime::random::{RandomPositions, random_positions};
     let dir = scratch("finished");
     let data = dir.join("d.hcpe");
     let positions = random_positions(&RandomPositions {

@@ -2,9 +2,9 @@
 //! compiled backends) exactly as the trainer's own forward pass computes it, progress and the
 //! JSON log, resumption, and refused input.
 
-use manaka_runtime::data::random::{RandomPositions, random_positions};
 use manaka_runtime::data::records::{GameResult, HcpeRecord, write_records};
 use manaka_runtime::eval::MaterialEvaluator;
+use manaka_runtime::random::{RandomPositions, random_positions};
 use manaka_runtime::shogi::Position;
 use manaka_runtime::train::{self, trainer::load_model};
 use serde_json::Value;

@@ -15,10 +15,10 @@
 //! tables are large). The test prints, on stderr, which SIMD paths ran for which shapes.
 
 use manaka::kernels::Simd;
-use manaka::runtime::data::random::SplitMix64;
+use manaka::runtime::compiled::Precision;
 use manaka::runtime::eval::{Evaluation, Leaf};
-use manaka::runtime::fixed::Precision;
 use manaka::runtime::network::{Network, StateLeaf};
+use manaka::runtime::random::SplitMix64;
 use manaka::runtime::reference::{Output, ReferenceNet};
 use manaka::runtime::shogi::{Move, Position};
 use manaka::runtime::weights::{TensorSource, WeightSet, init};

@@ -435,7 +435,7 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
     let resumed = dir.join("resumed.hcpe");
     journal(&resumed, "depth 3");
     assert_eq!(
-        manaka_runtime::data::label::unfinished_run(&resumed),
+        manaka_runtime::runs::label::unfinished_run(&resumed),
         Some((5, dir.join("resumed.hcpe.partial"))),
         "the journal's count is what an interrupted run says it kept"
     );

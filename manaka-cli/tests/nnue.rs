@@ -5,9 +5,9 @@
 //! Expected numbers come from YaneuraOu's format (docs/nnue.md), not from the program.
 
 use manaka::kernels::cpu::int::IntSimd;
-use manaka::runtime::data::random::SplitMix64;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::Network;
+use manaka::runtime::random::SplitMix64;
 use manaka::runtime::shogi::Position;
 use manaka::runtime::weights::init;
 use manaka::shapes::Shape;

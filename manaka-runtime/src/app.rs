@@ -28,15 +28,15 @@
 //! the `manaka` binary's embedded default network, not the app's default weights (set
 //! `EvalFile` to run your weights on a GPU).
 
-use crate::data::selfplay::{self, GameSettings, Progress, SelfplayConfig};
+use crate::compiled::FixedNetError;
 use crate::eval::{Evaluator, EvaluatorFactory};
-use crate::fixed::FixedNetError;
 use crate::network::{Network, NetworkFactory};
+use crate::runs::selfplay::{self, GameSettings, Progress, SelfplayConfig};
 use crate::search::bench::BenchReport;
 use crate::search::{GumbelSearch, SearchConfig, SearchLimits, SearchResult};
 use crate::shogi::{EnteringKingRule, Position};
 use crate::train::{self, DataFormat, Dataset, Summary, TrainConfig};
-use crate::usi::network::{self as usi_network, DEFAULT_SHAPE, LoadedNetwork};
+use crate::usi::eval_file::{self as usi_eval_file, DEFAULT_SHAPE, LoadedNetwork};
 use crate::usi::{self, Loader};
 use crate::weights::{TensorSource, WeightFile, init};
 use std::io::{self, BufRead, Write};
@@ -161,13 +161,13 @@ impl<N: CompiledNetwork> App<N> {
         let hook =
             |source: Source| (source.shape().to_string() == N::SHAPE).then(|| factory::<N>(source));
         if !matches!(eval_file.trim(), "" | "<empty>") {
-            return usi_network::resolve_with(eval_file, &hook);
+            return usi_eval_file::resolve_with(eval_file, &hook);
         }
         if let DefaultWeights::File(path) = &self.default {
             // Through the USI loader, so that a default file of another shape (the
             // reference evaluator) or an nn.bin runs as it would as EvalFile.
             let path = utf8(path)?;
-            let mut network = usi_network::resolve_with(path, &hook)?;
+            let mut network = usi_eval_file::resolve_with(path, &hook)?;
             network.description = format!("EvalFile not set: default {}", network.description);
             return Ok(network);
         }
@@ -195,11 +195,11 @@ impl<N: CompiledNetwork> App<N> {
         let float =
             |source: Source| (source.shape().to_string() == N::SHAPE).then(|| factory::<N>(source));
         if !matches!(eval_file.trim(), "" | "<empty>") {
-            return usi_network::resolve_integer(eval_file, &integer, &float);
+            return usi_eval_file::resolve_integer(eval_file, &integer, &float);
         }
         if let DefaultWeights::File(path) = &self.default {
             let path = utf8(path)?;
-            let mut network = usi_network::resolve_integer(path, &integer, &float)?;
+            let mut network = usi_eval_file::resolve_integer(path, &integer, &float)?;
             network.description = format!("EvalFile not set: default {}", network.description);
             return Ok(network);
         }
@@ -232,7 +232,7 @@ impl<N: CompiledNetwork> App<N> {
         let shape = N::SHAPE;
         Ok(match &self.default {
             DefaultWeights::Unset if shape == DEFAULT_SHAPE => (
-                usi_network::default_weights()?,
+                usi_eval_file::default_weights()?,
                 format!("EvalFile not set: embedded default {shape}, trained"),
             ),
             DefaultWeights::Unset => random(shape, 1)?,

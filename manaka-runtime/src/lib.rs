@@ -2,7 +2,7 @@
 //! spaces, weight files, the evaluator boundary, search, USI, self-play and training.
 //!
 //! One idea runs through it: a network shape is a type. `manaka_net!` turns a shape string
-//! into an engine whose every dimension is a constant ([`fixed::FixedNet`]); everything here
+//! into an engine whose every dimension is a constant ([`compiled::FixedNet`]); everything here
 //! drives any such engine through one trait ([`network::Network`]), and the search sees even
 //! less: an [`eval::Evaluator`] that answers a batch of leaves with values and policy logits.
 //! The slow, shape-generic [`reference`](mod@reference) evaluator is the oracle every fast
@@ -13,11 +13,11 @@
 //! ```text
 //! SFEN / USI moves ─▶ Position ──do_move──▶ MoveEffect ─▶ token deltas per perspective
 //!                      (shogi)                             (tokens)
-//!                         Network::update: accumulators  (fixed | reference | nnue)
+//!                         Network::update: accumulators  (compiled | reference | nnue)
 //!                         Network head: value, policy logits
 //!                         Evaluator (CPU incremental | CPU batch | CUDA batch)   (eval, network)
 //!                         Gumbel search ─▶ best move, improved policy           (search, mate)
-//!                         USI loop / self-play / bench / training               (usi, data, train)
+//!                         USI loop / self-play / bench / training               (usi, runs, train)
 //! ```
 //!
 //! Rules know nothing of networks, the search nothing of shapes or devices, and the tensor
@@ -37,7 +37,7 @@
 //!   writer, reproducible random initialisation; [`weights::TensorSource`] for every reader.
 //! - [`network`]: the [`network::Network`] trait compiled engines implement, and its
 //!   [`eval::Evaluator`] adapter.
-//! - [`fixed`]: the fixed-size engine every `manaka_net!` expansion instantiates.
+//! - [`compiled`]: the fixed-size engine every `manaka_net!` expansion instantiates.
 //! - [`nnue`]: YaneuraOu's nn.bin both ways, and the integer engine of `nnue` shapes.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the only thing search knows about networks.
 //! - [`loader`]: the one network loader — a weights argument and a backend to an evaluator
@@ -52,8 +52,11 @@
 //!   loading, checkpoints and resumption (`manaka train`).
 //! - `cuda` (feature `cuda`): the CUDA batch evaluator — shape-specialised kernels compiled
 //!   by NVRTC, weights uploaded once, whole batches of leaves per call (docs/gpu.md).
-//! - [`data`]: training data — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue — readers,
-//!   writers, self-play, a USI client for labelling, random positions.
+//! - [`data`]: training data formats — HCP/HCPE, HCPE3, YaneuraOu PackedSfenValue —
+//!   readers and atomic writers.
+//! - [`runs`]: the long runs that write them — self-play, labelling (with a USI client for
+//!   the teacher engine), shards.
+//! - [`random`]: the one seeded generator (SplitMix64) and random positions from playouts.
 //!
 //! ```
 //! use manaka_runtime::eval::MaterialEvaluator;
@@ -68,18 +71,20 @@
 //! ```
 
 pub mod app;
+pub mod compiled;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 pub mod data;
 pub mod eval;
-pub mod fixed;
 pub mod inspect;
 pub mod labels;
 pub mod loader;
 pub mod mate;
 pub mod network;
 pub mod nnue;
+pub mod random;
 pub mod reference;
+pub mod runs;
 pub mod search;
 pub mod shogi;
 pub mod tokens;

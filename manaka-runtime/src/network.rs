@@ -6,8 +6,8 @@
 //! `update` (token deltas, SPEC §3–4), and read by the head, one position at a time or a
 //! whole batch at once (the batch shares one pass over W1).
 
-use crate::data::random::SplitMix64;
 use crate::eval::{Evaluation, Evaluator, EvaluatorFactory, Leaf};
+use crate::random::SplitMix64;
 use crate::shogi::{MoveEffect, Position};
 use manaka_shapes::Shape;
 use std::sync::Arc;
@@ -285,7 +285,7 @@ impl<N: Network> EvaluatorFactory for NetworkFactory<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixed::FixedNet;
+    use crate::compiled::FixedNet;
     use crate::weights::{TensorSource, init};
     use manaka_shapes::Shape;
 
@@ -314,7 +314,7 @@ mod tests {
             pos.do_move(pos.parse_usi_move(m).unwrap());
             out.push(pos.clone());
         }
-        let mut rng = crate::data::random::SplitMix64::new(seed);
+        let mut rng = crate::random::SplitMix64::new(seed);
         for _ in 0..plies {
             let legal = pos.legal_moves();
             if legal.is_empty() {
@@ -428,7 +428,7 @@ mod tests {
         let mut cached = NetworkEvaluator::new(net.clone());
         // Leaves at an anchor ply, which are refreshed by design.
         let mut anchors = 0;
-        let mut rng = crate::data::random::SplitMix64::new(77);
+        let mut rng = crate::random::SplitMix64::new(77);
         let mut pos = Position::startpos();
         for _ in 0..120 {
             let moves = pos.legal_moves();

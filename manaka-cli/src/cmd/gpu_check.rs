@@ -80,8 +80,8 @@ mod imp {
     use crate::engines::COMPILED;
     use anyhow::{Context, Result, bail};
     use manaka::runtime::cuda::{self, CudaEvaluator, CudaNet};
-    use manaka::runtime::data::random::{RandomPositions, random_positions};
     use manaka::runtime::eval::{Evaluation, Leaf};
+    use manaka::runtime::random::{RandomPositions, random_positions};
     use manaka::runtime::reference::{Output, ReferenceNet};
     use manaka::runtime::shogi::{Move, Position};
     use manaka::runtime::weights::{TensorSource, init};

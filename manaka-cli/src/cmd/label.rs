@@ -1,10 +1,10 @@
 //! `manaka label`: teacher data from any USI engine's score and best move.
 
 use anyhow::{Context, Result, anyhow, bail};
-use manaka_runtime::data::label::{self, LabelConfig, LabelFormat, Teacher, finished_run};
-use manaka_runtime::data::shard::Shard;
 use manaka_runtime::data::sources::{SourceFormat, read_positions};
-use manaka_runtime::data::usi_client::Limit;
+use manaka_runtime::runs::label::{self, LabelConfig, LabelFormat, Teacher, finished_run};
+use manaka_runtime::runs::shard::Shard;
+use manaka_runtime::runs::usi_client::Limit;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;

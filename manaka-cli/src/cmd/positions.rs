@@ -1,8 +1,8 @@
 //! `manaka positions`: random positions for labelling, as SFEN lines.
 
 use anyhow::{Context, Result, bail};
-use manaka_runtime::data::random::{RandomPositions, random_positions};
 use manaka_runtime::data::write_atomic;
+use manaka_runtime::random::{RandomPositions, random_positions};
 use std::path::PathBuf;
 
 /// Write distinct random positions, one SFEN per line.

@@ -2,12 +2,12 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use manaka_cli::engines;
-use manaka_runtime::data::selfplay::{
-    self, GameSettings, Openings, Progress, Resign, SelfplayConfig, Shard,
-};
 use manaka_runtime::data::sources::{SourceFormat, read_positions};
 use manaka_runtime::eval::EvaluatorFactory;
 use manaka_runtime::loader::{Backend, Weights};
+use manaka_runtime::runs::selfplay::{
+    self, GameSettings, Openings, Progress, Resign, SelfplayConfig, Shard,
+};
 use manaka_runtime::shogi::EnteringKingRule;
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -9,8 +9,8 @@
 
 use super::CudaError;
 use super::exec::{Arg, Device, DeviceWeights, Executor};
-use crate::data::random::{RandomPositions, random_positions};
 use crate::eval::{Evaluation, Leaf};
+use crate::random::{RandomPositions, random_positions};
 use crate::reference::{Output, ReferenceNet};
 use crate::shogi::{Move, Position};
 use crate::weights::{WeightSet, init};

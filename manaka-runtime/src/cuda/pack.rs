@@ -164,14 +164,13 @@ mod tests {
     #[test]
     fn parallel_packing_equals_packing_leaf_by_leaf() {
         let shape = Shape::parse("pair4_d16_o2_h32_split").unwrap();
-        let positions =
-            crate::data::random::random_positions(&crate::data::random::RandomPositions {
-                count: 64,
-                seed: 3,
-                min_ply: 0,
-                max_ply: 120,
-            })
-            .unwrap();
+        let positions = crate::random::random_positions(&crate::random::RandomPositions {
+            count: 64,
+            seed: 3,
+            min_ply: 0,
+            max_ply: 120,
+        })
+        .unwrap();
         let moves: Vec<_> = positions.iter().map(|p| p.legal_moves()).collect();
         let batch: Vec<Leaf<'_>> = (0..3 * PARALLEL_FROM + 5)
             .map(|i| Leaf {

@@ -376,7 +376,7 @@ mod tests {
                     ),
                     (
                         "EvalFile",
-                        e(crate::usi::network::resolve(p.to_str().unwrap())
+                        e(crate::usi::eval_file::resolve(p.to_str().unwrap())
                             .map(drop)
                             .map_err(|e| e.to_string())),
                     ),

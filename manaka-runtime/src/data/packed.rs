@@ -516,7 +516,7 @@ mod tests {
     /// or an error, never a panic; whatever decodes can be packed again.
     #[test]
     fn arbitrary_bytes_never_panic() {
-        let mut rng = crate::data::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
         let mut next = || rng.next_u64();
         let start = Position::startpos();
         for packing in [Packing::Hcp, Packing::PackedSfen] {

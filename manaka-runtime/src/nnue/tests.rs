@@ -19,9 +19,9 @@
 use super::arch::{affine_hash, clipped_relu_hash, input_slice_hash, padded};
 use super::bounds::{float_forward, half_step, integer_rounding_bound, quantisation_bound};
 use super::*;
-use crate::data::random::SplitMix64;
 use crate::eval::Leaf;
 use crate::network::Network;
+use crate::random::SplitMix64;
 use crate::reference::ReferenceNet;
 use crate::shogi::Position;
 use crate::tokens;

@@ -4,9 +4,9 @@
 //! carries them.
 
 use super::{Output, ReferenceNet};
-use crate::data::random::SplitMix64;
 use crate::eval::{Evaluation, Leaf};
 use crate::network::Network;
+use crate::random::SplitMix64;
 use crate::shogi::{Move, Position};
 
 /// The agreement every f32 fast path keeps with the f64 oracle: relative error 1e-4, absolute

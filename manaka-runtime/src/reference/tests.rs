@@ -1,5 +1,5 @@
 use super::*;
-use crate::data::random::SplitMix64;
+use crate::random::SplitMix64;
 use crate::weights::{WeightSet, init};
 
 fn shape(s: &str) -> Shape {

@@ -9,7 +9,7 @@
 //! Everything here works in `f64` on slices indexed by the node's legal moves; values are
 //! from the point of view of the player choosing among those moves.
 
-use crate::data::random::SplitMix64;
+use crate::random::SplitMix64;
 
 /// The paper's monotone transformation of Q (§4, "σ"):
 /// `σ(q) = (c_visit + max_b N(b)) · c_scale · q`.

@@ -460,5 +460,5 @@ fn fresh_seed() -> u64 {
     let t = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    crate::data::random::SplitMix64::new(t ^ n.rotate_left(32)).next_u64()
+    crate::random::SplitMix64::new(t ^ n.rotate_left(32)).next_u64()
 }

@@ -303,7 +303,7 @@ mod tests {
 
     #[test]
     fn sliders_equal_walking_on_random_occupancy() {
-        let mut rng = crate::data::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::random::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..2000 {
             let (x, y) = (rng.next_u64(), rng.next_u64());
             let occ = Bitboard(((x as u128) << 64 | y as u128) & (x as u128 | (y as u128) << 40))

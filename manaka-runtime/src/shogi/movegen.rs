@@ -602,7 +602,7 @@ impl MoveSink for LegalProbe {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::random::SplitMix64;
+    use crate::random::SplitMix64;
 
     /// Every move of a position's side to move that could be written: each own piece to each
     /// square, with and without promotion, and each hand kind dropped on each square.

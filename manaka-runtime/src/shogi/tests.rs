@@ -29,7 +29,7 @@ fn perft_small_depths() {
 
 #[test]
 fn last_move_effect_equals_what_do_move_reported() {
-    let mut rng = crate::data::random::SplitMix64::new(0x1234_5678);
+    let mut rng = crate::random::SplitMix64::new(0x1234_5678);
     for _ in 0..40 {
         let mut pos = Position::startpos();
         assert!(pos.last_move_effect().is_none() && pos.previous_key().is_none());

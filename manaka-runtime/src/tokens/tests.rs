@@ -13,7 +13,7 @@ fn sorted(t: &[u32]) -> Vec<u32> {
 }
 
 /// The data module's seeded generator, so the games are reproducible.
-use crate::data::random::SplitMix64 as Rng;
+use crate::random::SplitMix64 as Rng;
 
 #[test]
 fn native_startpos_has_forty_tokens_with_spec_ids() {

@@ -10,7 +10,7 @@ use super::loss::{Example, losses};
 use super::model::Model;
 use super::optim::{Adam, AdamConfig};
 use super::trainer::positions;
-use crate::data::random::{RandomPositions, SplitMix64, random_positions};
+use crate::random::{RandomPositions, SplitMix64, random_positions};
 use crate::reference::ReferenceNet;
 use crate::shogi::Position;
 use crate::weights::{TensorSource, WeightSet, init};

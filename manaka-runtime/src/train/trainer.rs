@@ -17,7 +17,7 @@ use super::loss::{Example, LossSums, losses};
 use super::model::Model;
 use super::optim::{Adam, AdamConfig};
 use super::real::Real;
-use crate::data::random::SplitMix64;
+use crate::random::SplitMix64;
 use crate::weights::{TensorSource, WeightFile};
 use manaka_shapes::Shape;
 use std::path::{Path, PathBuf};

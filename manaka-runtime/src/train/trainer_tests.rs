@@ -7,9 +7,9 @@ use super::loss::sigmoid;
 use super::model::Model;
 use super::trainer::{Event, Stop, TrainConfig, evaluate, train};
 use crate::data::hcpe3::{GameOutcome, Hcpe3Game, Hcpe3Move, write_hcpe3};
-use crate::data::random::{RandomPositions, random_positions};
 use crate::data::records::{GameResult, HcpeRecord, PsvRecord, write_records};
 use crate::eval::MaterialEvaluator;
+use crate::random::{RandomPositions, random_positions};
 use crate::shogi::{Color, Move, Position};
 use manaka_shapes::Shape;
 use std::path::Path;
@@ -485,10 +485,10 @@ fn a_checkpoint_interrupted_anywhere_resumes() {
 fn a_trained_nnue_shape_exports_within_the_quantisation_bound() {
     use super::optim::{Adam, AdamConfig};
     use super::trainer::{Trainer, epoch_order};
-    use crate::data::random::SplitMix64;
     use crate::network::Network;
     use crate::nnue::bounds::{float_forward, integer_rounding_bound, quantisation_bound};
     use crate::nnue::{IntNet, IntWeights, NnueError, Saturation, float_limit};
+    use crate::random::SplitMix64;
     use crate::reference::ReferenceNet;
     use manaka_kernels::cpu::int::IntSimd;
     use std::sync::Arc;

@@ -9,9 +9,9 @@
 
 use super::bench;
 use super::command::{self, BenchParams, Command, GoParams, MateTime};
+use super::eval_file::{self, LoadError, LoadedNetwork};
 use super::info::Output;
 use super::job::{Finished, SearchJob, Shared, Worker};
-use super::network::{self, LoadError, LoadedNetwork};
 use super::options::{Backend, EngineOptions};
 use super::plan;
 use crate::eval::{Evaluator, MaterialEvaluator};
@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Loads the network for an `EvalFile` value (see [`network::resolve`]).
+/// Loads the network for an `EvalFile` value (see [`eval_file::resolve`]).
 pub type Loader = Box<dyn Fn(&str) -> Result<LoadedNetwork, LoadError> + Send>;
 
 struct Running {
@@ -77,7 +77,7 @@ impl Engine {
         }
     }
 
-    /// Gives `Backend integer` a loader (see [`network::resolve_integer`]).
+    /// Gives `Backend integer` a loader (see [`eval_file::resolve_integer`]).
     pub fn with_integer_loader(mut self, integer: Loader) -> Engine {
         self.integer = Some(integer);
         self
@@ -258,7 +258,7 @@ impl Engine {
         if fresh {
             let loaded = match (&self.integer, backend) {
                 (Some(integer), Backend::Integer) => integer(&eval_file),
-                _ => network::resolve_backend(&eval_file, backend, &*self.loader),
+                _ => eval_file::resolve_backend(&eval_file, backend, &*self.loader),
             };
             let network = match loaded {
                 Ok(n) => {
@@ -551,13 +551,13 @@ pub fn network_loader(loader: NetworkLoader, backend: Backend) -> Loader {
     Box::new(move |eval_file| Ok(loader.load_or_fallback(&Weights::parse(eval_file), backend)?))
 }
 
-/// The default loader: the reference evaluator for every shape ([`network::resolve`]).
+/// The default loader: the reference evaluator for every shape ([`eval_file::resolve`]).
 pub fn default_loader() -> Loader {
     network_loader(NetworkLoader::reference_only(), Backend::Auto)
 }
 
 /// A loader that prefers compiled engines: [`network_loader`] over `compiled`.
-pub fn loader_with(compiled: Arc<network::CompiledHook>) -> Loader {
+pub fn loader_with(compiled: Arc<eval_file::CompiledHook>) -> Loader {
     network_loader(
         NetworkLoader::reference_only().with_compiled(compiled),
         Backend::Auto,
@@ -565,10 +565,10 @@ pub fn loader_with(compiled: Arc<network::CompiledHook>) -> Loader {
 }
 
 /// The `Backend integer` loader: `integer`'s engines, and `compiled`'s for shapes without one
-/// ([`network::resolve_integer`]).
+/// ([`eval_file::resolve_integer`]).
 pub fn integer_loader_with(
-    integer: Arc<network::CompiledHook>,
-    compiled: Arc<network::CompiledHook>,
+    integer: Arc<eval_file::CompiledHook>,
+    compiled: Arc<eval_file::CompiledHook>,
 ) -> Loader {
     let loader = NetworkLoader::reference_only()
         .with_compiled(compiled)

@@ -21,10 +21,10 @@
 pub mod bench;
 pub mod command;
 pub mod engine;
+pub mod eval_file;
 pub mod game;
 pub mod info;
 mod job;
-pub mod network;
 pub mod options;
 pub mod plan;
 pub mod time;
@@ -35,11 +35,11 @@ mod tests;
 pub use engine::{
     Engine, Loader, default_loader, integer_loader_with, loader_with, network_loader,
 };
-pub use info::Output;
-pub use network::{
+pub use eval_file::{
     CompiledHook, LoadError, LoadedNetwork, load_network, resolve_backend, resolve_integer,
     resolve_with,
 };
+pub use info::Output;
 pub use options::{Backend, EngineOptions};
 
 use std::io::{self, BufRead, Write};

@@ -6,7 +6,7 @@
 //! stream that depends only on the run's seed and `i` (never on the search's noise stream),
 //! so a game's start is the same whichever thread plays it, on resume, and in every shard.
 
-use crate::data::random::SplitMix64;
+use crate::random::SplitMix64;
 use crate::shogi::Position;
 
 /// Salt of the opening plies' random stream, kept apart from the Gumbel noise's.

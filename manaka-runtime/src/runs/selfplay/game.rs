@@ -2,9 +2,9 @@
 //! recorded for HCPE3.
 
 use crate::data::hcpe3::{GameOutcome, Hcpe3Game, Hcpe3Move, eval_from_value};
-use crate::data::random::SplitMix64;
 use crate::data::records::GameResult;
 use crate::eval::Evaluator;
+use crate::random::SplitMix64;
 use crate::search::{
     GumbelSearch, InteriorRule, Outcome, RootNoise, SearchConfig, SearchLimits, SearchResult,
 };

@@ -11,10 +11,10 @@
 //! that is and with which settings (the journal); the same run started again resumes there.
 //! `OUT` appears, complete, only when every position is done.
 
-use super::io::write_atomic;
-use super::records::{GameResult, HcpeRecord, PsvRecord, Record};
-use super::sources::{SourcePosition, result_for_side};
 use super::usi_client::{BestMove, Limit, UsiClient, UsiError};
+use crate::data::io::write_atomic;
+use crate::data::records::{GameResult, HcpeRecord, PsvRecord, Record};
+use crate::data::sources::{SourcePosition, result_for_side};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};

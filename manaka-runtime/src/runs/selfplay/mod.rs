@@ -24,7 +24,7 @@ pub mod batcher;
 pub mod game;
 pub mod opening;
 
-pub use crate::data::shard::Shard;
+pub use crate::runs::shard::Shard;
 pub use game::{Ending, GameSettings, PlayedGame, Resign, VISIT_SCALE, candidates, judge, play};
 pub use opening::Openings;
 
