@@ -196,7 +196,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             pub const CUDA_SOURCE: &str = #cuda_source;
 
             /// The runtime's fixed-size engine with this shape's dimensions as constants.
-            pub type Fixed = ::manaka::runtime::fixed::FixedNet<#d, #o, #g, #p, #mt, #ff, #inp, #in_, #h, #h2, #hl>;
+            pub type Fixed = ::manaka::runtime::compiled::FixedNet<#d, #o, #g, #p, #mt, #ff, #inp, #in_, #h, #h2, #hl>;
 
             #[doc = #engine_doc]
             pub struct Engine(Fixed);
@@ -210,7 +210,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
                 pub fn new(
                     canonical: &str,
                     source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
-                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::compiled::FixedNetError> {
                     Fixed::new(canonical, source).map(Engine)
                 }
 
@@ -218,7 +218,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
                 pub fn open(
                     canonical: &str,
                     path: &::std::path::Path,
-                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::compiled::FixedNetError> {
                     Fixed::open(canonical, path).map(Engine)
                 }
 
@@ -227,7 +227,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
                     canonical: &str,
                     source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
                     simd: ::manaka::kernels::Simd,
-                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::compiled::FixedNetError> {
                     Fixed::with_simd(canonical, source, simd).map(Engine)
                 }
 
@@ -237,8 +237,8 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
                     canonical: &str,
                     source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
                     simd: ::manaka::kernels::Simd,
-                    precision: ::manaka::runtime::fixed::Precision,
-                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                    precision: ::manaka::runtime::compiled::Precision,
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::compiled::FixedNetError> {
                     Fixed::with_precision(canonical, source, simd, precision).map(Engine)
                 }
 
@@ -316,7 +316,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
 
                 fn from_source(
                     source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
-                ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+                ) -> ::std::result::Result<Engine, ::manaka::runtime::compiled::FixedNetError> {
                     Engine::new(SHAPE, source)
                 }
 
@@ -330,14 +330,14 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
 
             /// Opens an MNW1 file of this shape (memory-mapped) and builds the engine with the
             /// SIMD level detected on this CPU (`MANAKA_SIMD` overrides).
-            pub fn load(path: &::std::path::Path) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+            pub fn load(path: &::std::path::Path) -> ::std::result::Result<Engine, ::manaka::runtime::compiled::FixedNetError> {
                 Engine::open(SHAPE, path)
             }
 
             /// Builds the engine on weights already in memory or mapped.
             pub fn from_source(
                 source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
-            ) -> ::std::result::Result<Engine, ::manaka::runtime::fixed::FixedNetError> {
+            ) -> ::std::result::Result<Engine, ::manaka::runtime::compiled::FixedNetError> {
                 Engine::new(SHAPE, source)
             }
 
