@@ -8,6 +8,7 @@
 
 use crate::eval::{Evaluation, Evaluator, EvaluatorFactory, Leaf};
 use crate::random::SplitMix64;
+use crate::search::cache::DirectMapped;
 use crate::shogi::{MoveEffect, Position};
 use manaka_shapes::Shape;
 use std::sync::Arc;
@@ -127,39 +128,33 @@ impl Lineage {
     }
 }
 
-/// Accumulator states by lineage key (checked against the position key too),
-/// direct-mapped (a new entry replaces whatever shared its slot), with a fixed number of
-/// slots chosen from a byte budget.
+/// Accumulator states by lineage key, each checked against the leaf's position key too, in
+/// the one direct-mapped table ([`DirectMapped`]: a new entry replaces whatever shared its
+/// slot), with a fixed number of slots chosen from a byte budget.
 struct StateCache<S> {
-    slots: Vec<Option<(u64, u64, S)>>,
+    table: DirectMapped<(u64, S)>,
 }
 
 impl<S: Clone> StateCache<S> {
     /// About `budget` bytes of states: a power of two between 16 and 65,536 slots.
     fn with_budget(budget: usize) -> Self {
-        let per = std::mem::size_of::<Option<(u64, u64, S)>>().max(1);
-        let fit = (budget / per).clamp(16, 1 << 16);
-        let n = 1usize << (usize::BITS - 1 - fit.leading_zeros()); // largest power of two <= fit
+        let per = std::mem::size_of::<Option<(u64, (u64, S))>>().max(1);
         StateCache {
-            slots: (0..n).map(|_| None).collect(),
+            // Lineage keys are SplitMix64 outputs: their low bits, which choose the slot, are
+            // as random as any.
+            table: DirectMapped::with_slots((budget / per).clamp(16, 1 << 16)),
         }
     }
 
-    fn slot(&self, lineage: u64) -> usize {
-        // Lineage keys are SplitMix64 outputs: their low bits are as random as any.
-        (lineage as usize) & (self.slots.len() - 1)
-    }
-
     fn get(&self, lineage: u64, key: u64) -> Option<&S> {
-        match &self.slots[self.slot(lineage)] {
-            Some((l, k, s)) if *l == lineage && *k == key => Some(s),
+        match self.table.get(lineage) {
+            Some((k, s)) if *k == key => Some(s),
             _ => None,
         }
     }
 
     fn put(&mut self, lineage: u64, key: u64, state: S) {
-        let i = self.slot(lineage);
-        self.slots[i] = Some((lineage, key, state));
+        self.table.insert(lineage, (key, state));
     }
 }
 
@@ -285,11 +280,17 @@ impl<N: Network> EvaluatorFactory for NetworkFactory<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compiled::FixedNet;
+    use crate::compiled::{Affine, Dense, Head, Manaka, Native, Net, NoField, NoMoments};
+    use crate::compiled::{Pairs, Policy, Powers, Relu, Value};
     use crate::weights::{TensorSource, init};
     use manaka_shapes::Shape;
 
-    type Tiny = FixedNet<16, 2, 1, 4, 0, 0, 36, 72, 32, 0, 32>;
+    /// `pair4_d16_o2_h32`, as `manaka_net!` writes it.
+    type Tiny = Net<
+        Native,
+        Manaka<Powers<16, 2, 1>, Pairs<4, 0>, NoMoments, NoField, false, 36, 72>,
+        Head<Dense<Affine<72, 32>, Relu>, Value<32>, Policy<32, 0>>,
+    >;
 
     fn tiny_net() -> Arc<Tiny> {
         let shape = Shape::parse("pair4_d16_o2_h32").unwrap();

@@ -1,4 +1,11 @@
-//! A transposition cache of network evaluations, keyed by the position's Zobrist key.
+//! The one direct-mapped table keyed by a 64-bit hash ([`DirectMapped`]), and the search's
+//! transposition cache of network evaluations built on it ([`EvalCache`]).
+//!
+//! Two caches use the table: [`EvalCache`] here, keyed by the position's Zobrist key, and the
+//! accumulator-state cache of [`crate::network::NetworkEvaluator`], keyed by a leaf's lineage
+//! (a hash of the position keys since its anchor). Both want the same thing: a fixed number of
+//! slots, the key's low bits choosing the slot, a newer entry replacing an older one, memory
+//! bounded by the slot count times the entry size, and no abort when the allocator refuses.
 //!
 //! The network's answer depends on the position only (board, hands, side to move), so a
 //! position reached again — by transposition inside one search, or in the next search of the
@@ -6,21 +13,85 @@
 //! values stay with each tree node (the seed: "tree/visit statistics remain node-local").
 //! Repetition and other path-dependent verdicts are decided before the cache is asked.
 //!
-//! Direct-mapped: a fixed number of slots, the key's low bits choose the slot, a newer entry
-//! replaces an older one. Memory is bounded by the slot count times the entry size.
-//!
 //! The slots are allocated fallibly and never beyond what the machine has
 //! ([`available_memory_bytes`]): a cache asked for more than it can get is smaller, never an
 //! abort.
 
-struct Entry {
-    key: u64,
+/// A direct-mapped table from 64-bit keys to values: `2^k` slots, a key's low `k` bits choose
+/// its slot, and an insert replaces whatever held that slot. The keys must be well mixed in
+/// their low bits (Zobrist keys and SplitMix64 outputs are). A lookup returns the value stored
+/// under exactly that key; callers that need more (a move count, a second key) keep it in the
+/// value and check it, since two positions can share a 64-bit key.
+pub struct DirectMapped<V> {
+    slots: Vec<Option<(u64, V)>>,
+}
+
+impl<V> DirectMapped<V> {
+    /// A table of the largest power of two slots not above `slots` (0: a table that stores
+    /// nothing). An allocation the allocator refuses is halved until it succeeds, down to no
+    /// slots at all, so that asking for too much gives a smaller table, never an abort.
+    pub fn with_slots(slots: usize) -> DirectMapped<V> {
+        let mut n = if slots == 0 {
+            0
+        } else {
+            1usize << (usize::BITS - 1 - slots.leading_zeros())
+        };
+        let mut table = Vec::new();
+        while n > 0 && table.try_reserve_exact(n).is_err() {
+            n /= 2;
+        }
+        table.resize_with(n, || None);
+        DirectMapped { slots: table }
+    }
+
+    /// Slots (a power of two, or 0).
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        (key as usize) & (self.slots.len() - 1)
+    }
+
+    /// The value stored under `key`, if its slot still holds it.
+    pub fn get(&self, key: u64) -> Option<&V> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        match &self.slots[self.slot(key)] {
+            Some((k, v)) if *k == key => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Stores `value` under `key`, replacing what its slot held (nothing, in a table of no
+    /// slots).
+    pub fn insert(&mut self, key: u64, value: V) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let i = self.slot(key);
+        self.slots[i] = Some((key, value));
+    }
+
+    /// Empties every slot (the allocation stays).
+    pub fn clear(&mut self) {
+        for s in &mut self.slots {
+            *s = None;
+        }
+    }
+}
+
+/// One cached evaluation. The move count travels with it: a position whose key collides with
+/// another's but has another number of legal moves is told apart.
+struct Evaluated {
     value_logit: f32,
     policy_logits: Box<[f32]>,
 }
 
+/// The search's transposition cache of evaluations, keyed by the position's Zobrist key.
 pub struct EvalCache {
-    slots: Vec<Option<Entry>>,
+    table: DirectMapped<Evaluated>,
     hits: u64,
 }
 
@@ -45,21 +116,14 @@ impl EvalCache {
         } else {
             entries
         };
-        let mut n = if entries == 0 {
-            0
-        } else {
-            1usize << (usize::BITS - 1 - entries.leading_zeros())
-        };
-        let mut slots = Vec::new();
-        while n > 0 && slots.try_reserve_exact(n).is_err() {
-            n /= 2;
+        EvalCache {
+            table: DirectMapped::with_slots(entries),
+            hits: 0,
         }
-        slots.resize_with(n, || None);
-        EvalCache { slots, hits: 0 }
     }
 
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.table.capacity()
     }
 
     /// Hits since creation.
@@ -67,43 +131,29 @@ impl EvalCache {
         self.hits
     }
 
-    fn slot(&self, key: u64) -> usize {
-        (key as usize) & (self.slots.len() - 1)
-    }
-
     /// The cached evaluation of the position with `key` and `num_moves` legal moves.
     /// A stored entry for a different move count is ignored (a key collision).
     pub fn get(&mut self, key: u64, num_moves: usize) -> Option<(f32, &[f32])> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let i = self.slot(key);
-        match &self.slots[i] {
-            Some(e) if e.key == key && e.policy_logits.len() == num_moves => {
-                self.hits += 1;
-                let e = self.slots[i].as_ref().expect("checked above");
-                Some((e.value_logit, &e.policy_logits))
-            }
-            _ => None,
-        }
+        let e = self
+            .table
+            .get(key)
+            .filter(|e| e.policy_logits.len() == num_moves)?;
+        self.hits += 1;
+        Some((e.value_logit, &e.policy_logits))
     }
 
     pub fn insert(&mut self, key: u64, value_logit: f32, policy_logits: &[f32]) {
-        if self.slots.is_empty() {
-            return;
-        }
-        let i = self.slot(key);
-        self.slots[i] = Some(Entry {
+        self.table.insert(
             key,
-            value_logit,
-            policy_logits: policy_logits.into(),
-        });
+            Evaluated {
+                value_logit,
+                policy_logits: policy_logits.into(),
+            },
+        );
     }
 
     pub fn clear(&mut self) {
-        for s in &mut self.slots {
-            *s = None;
-        }
+        self.table.clear();
     }
 }
 
@@ -150,6 +200,38 @@ mod tests {
         let mut off = EvalCache::new(0);
         off.insert(1, 0.5, &[1.0, 2.0]);
         assert_eq!(off.get(1, 2), None);
+    }
+
+    /// The table against a map of what was inserted last per slot (an independent model of
+    /// direct mapping): a key is found exactly when it was the last one inserted into its slot.
+    #[test]
+    fn direct_mapped_keeps_the_last_key_of_each_slot() {
+        let mut t = DirectMapped::with_slots(100);
+        assert_eq!(t.capacity(), 64);
+        let mut rng = crate::random::SplitMix64::new(3);
+        let mut last = std::collections::HashMap::new();
+        let mut keys = Vec::new();
+        for i in 0..500u32 {
+            // 500 keys in 64 slots: every slot is shared and replaced several times.
+            let key = rng.next_u64();
+            t.insert(key, i);
+            last.insert(key % 64, (key, i));
+            keys.push(key);
+        }
+        for &key in &keys {
+            let want = last
+                .get(&(key % 64))
+                .filter(|(k, _)| *k == key)
+                .map(|(_, v)| v);
+            assert_eq!(t.get(key), want, "{key:#x}");
+        }
+        assert_eq!(t.get(keys[0] ^ (1 << 40)), None);
+        t.clear();
+        assert!(keys.iter().all(|&k| t.get(k).is_none()));
+        let mut none = DirectMapped::with_slots(0);
+        none.insert(5, 1u8);
+        assert_eq!((none.capacity(), none.get(5)), (0, None));
+        assert_eq!(DirectMapped::<u8>::with_slots(1).capacity(), 1);
     }
 
     /// Issue 16, fault 3: a cache asked for far more than any machine has (what the largest
