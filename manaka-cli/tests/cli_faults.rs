@@ -167,7 +167,7 @@ fn resuming_a_finished_run_says_so() {
     let weights = std::fs::read(&out).unwrap();
     let text = String::from_utf8(common::ok(&args(true)).stdout).unwrap();
     assert!(
-        text.contains("already finished (1 epochs, 3 steps, 40 samples)")
+        text.contains("that run is finished (1 epochs, 3 steps, 40 samples); nothing to do")
             && text.contains("--epochs more than 1"),
         "{text}"
     );

@@ -3,6 +3,7 @@
 use anyhow::{Context, Result, anyhow, bail};
 use manaka_runtime::data::sources::{SourceFormat, read_positions};
 use manaka_runtime::runs::label::{self, LabelConfig, LabelFormat, Teacher, finished_run};
+use manaka_runtime::runs::resume::Manifest;
 use manaka_runtime::runs::shard::Shard;
 use manaka_runtime::runs::usi_client::Limit;
 use std::io::IsTerminal;
@@ -135,13 +136,9 @@ pub fn run(args: Args) -> Result<()> {
         OutFormat::Psv => LabelFormat::Psv,
     };
     if !args.force
-        && let Some(records) = finished_run(&args.out, label_format)
+        && let Some(finished) = finished_run(&args.out, label_format)
     {
-        eprintln!(
-            "label: {} exists: that run is finished ({records} records); nothing to do (pass \
-             --force to label again and replace it)",
-            args.out.display()
-        );
+        eprintln!("label: {finished}");
         return Ok(());
     }
     let mut positions = read_positions(&args.positions, format).context("reading --positions")?;
@@ -162,22 +159,34 @@ pub fn run(args: Args) -> Result<()> {
     }
 
     let total = positions.len();
-    // What makes two runs the same run (docs/data.md, "Resuming a labelling run").
-    let mut settings = serde_json::json!({
-        "positions": std::path::absolute(&args.positions).unwrap_or(args.positions.clone()),
-        "positions_bytes": std::fs::metadata(&args.positions).map(|m| m.len()).unwrap_or(0),
-        "total": total,
-        "format": label_format.name(),
-        "limit": match limit {
-            Limit::Depth(d) => format!("depth {d}"),
-            Limit::Nodes(n) => format!("nodes {n}"),
-        },
-        "engine": args.engine,
-        "options": args.options,
-    });
+    // What makes two runs the same run (docs/data.md, "Resuming a labelling run"). The
+    // values are written as the journals of earlier versions hold them (the options as a
+    // JSON list), so that their runs still resume.
+    let mut settings = Manifest::new()
+        .with(
+            "positions",
+            std::path::absolute(&args.positions)
+                .unwrap_or(args.positions.clone())
+                .display(),
+        )
+        .with(
+            "positions_bytes",
+            std::fs::metadata(&args.positions).map_or(0, |m| m.len()),
+        )
+        .with("total", total)
+        .with("format", label_format.name())
+        .with(
+            "limit",
+            match limit {
+                Limit::Depth(d) => format!("depth {d}"),
+                Limit::Nodes(n) => format!("nodes {n}"),
+            },
+        )
+        .with("engine", &args.engine)
+        .with("options", serde_json::json!(args.options));
     // Only for a sharded run, so that journals written before shards existed still resume.
     if shard.count > 1 {
-        settings["shard"] = serde_json::json!(shard.to_string());
+        settings = settings.with("shard", shard);
     }
     let config = LabelConfig {
         teacher: Teacher {

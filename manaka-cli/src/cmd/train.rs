@@ -361,16 +361,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     let summary = train::train(&config, &train_data, val_data.as_ref(), &mut observer)
         .context("training failed")?;
-    if summary.stop == Stop::AlreadyFinished && !args.json {
-        println!(
-            "{}: already finished ({} epochs, {} steps, {} samples); nothing to do: give \
-             --epochs more than {} to train further",
-            args.out.display(),
-            summary.epochs,
-            summary.steps,
-            thousands(summary.samples),
-            summary.epochs
-        );
+    if let Some(finished) = summary.finished(&args.out).filter(|_| !args.json) {
+        println!("{finished}");
         return Ok(());
     }
     let stop = match summary.stop {

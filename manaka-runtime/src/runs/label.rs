@@ -11,8 +11,8 @@
 //! that is and with which settings (the journal); the same run started again resumes there.
 //! `OUT` appears, complete, only when every position is done.
 
+use super::resume::{self, Finished, Manifest, ResumeError};
 use super::usi_client::{BestMove, Limit, UsiClient, UsiError};
-use crate::data::io::write_atomic;
 use crate::data::records::{GameResult, HcpeRecord, PsvRecord, Record};
 use crate::data::sources::{SourcePosition, result_for_side};
 use std::fs::{File, OpenOptions};
@@ -70,7 +70,7 @@ pub struct LabelConfig {
     pub threads: usize,
     /// What makes two runs the same run (docs/data.md): a resume is refused unless the
     /// journal's settings are these.
-    pub settings: serde_json::Value,
+    pub settings: Manifest,
     /// The input index of the first position (a shard's start), for messages.
     pub first_index: usize,
 }
@@ -86,16 +86,11 @@ pub enum LabelError {
         sfen: String,
         reason: String,
     },
-    #[error(
-        "{meta} belongs to an unfinished run with other settings ({found}); run that command again to finish it, or delete {data} and {meta} to start over"
-    )]
-    ForeignJournal {
-        meta: String,
-        data: String,
-        found: String,
-    },
+    /// The journal beside OUT: another run's (its settings differ), or damaged.
+    #[error(transparent)]
+    Journal(#[from] ResumeError),
     #[error("{path}: {reason}")]
-    Journal { path: String, reason: String },
+    Data { path: String, reason: String },
     #[error("{what} {path}: {source}")]
     Io {
         what: &'static str,
@@ -141,26 +136,31 @@ pub struct LabelSummary {
     pub elapsed: Duration,
 }
 
-/// The records in `out` when it is a finished run's output: it exists and no journal of an
-/// unfinished run (`OUT.partial.json`, which resumes) lies beside it.
-pub fn finished_run(out: &Path, format: LabelFormat) -> Option<u64> {
+/// A finished run's output: `out` exists and no journal of an unfinished run
+/// (`OUT.partial.json`, which resumes) lies beside it. Says how many records it holds.
+pub fn finished_run(out: &Path, format: LabelFormat) -> Option<Finished> {
     let (_, meta) = Journal::paths(out).ok()?;
     if meta.exists() {
         return None;
     }
     let m = std::fs::metadata(out).ok()?;
-    m.is_file().then(|| m.len() / format.record_size() as u64)
+    m.is_file().then(|| Finished {
+        out: out.to_path_buf(),
+        done: format!("{} records", m.len() / format.record_size() as u64),
+        further: "pass --force to label again and replace it".into(),
+    })
 }
 
 /// What an unfinished run's journal beside `out` keeps: the input positions done (labelled
 /// or skipped) and the path of `OUT.partial`; `None` without a readable journal.
 pub fn unfinished_run(out: &Path) -> Option<(usize, PathBuf)> {
     let (data, meta) = Journal::paths(out).ok()?;
-    let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(meta).ok()?).ok()?;
-    let done = saved.get("records")?.as_u64()? + saved.get("skipped")?.as_u64()?;
-    Some((done as usize, data))
+    let counts = resume::Journal::counters_at(&meta, &COUNTERS)?;
+    Some(((counts[0] + counts[1]) as usize, data))
 }
+
+/// The journal's counters: records written to `OUT.partial`, positions skipped.
+const COUNTERS: [&str; 2] = ["records", "skipped"];
 
 /// Seconds and positions between two saves of the journal.
 const SAVE_EVERY: Duration = Duration::from_secs(60);
@@ -269,15 +269,14 @@ pub fn label(
     if let Some(e) = first_error.into_inner().unwrap_or(None) {
         if journal.done() == 0 {
             // Nothing to keep: leave no journal behind.
-            let _ = std::fs::remove_file(&journal.data);
-            let _ = std::fs::remove_file(&journal.meta);
+            journal.discard();
         }
         return Err(e);
     }
     saved?;
     if journal.done() < total {
-        return Err(LabelError::Journal {
-            path: journal.meta.display().to_string(),
+        return Err(LabelError::Data {
+            path: journal.kept.path().display().to_string(),
             reason: "a position was not labelled".into(),
         });
     }
@@ -347,15 +346,15 @@ fn label_one(
 }
 
 /// An unfinished run's records: `OUT.partial` holds the records of input positions
-/// `0..done` in input order, `OUT.partial.json` says how far that is and with which settings
-/// (positions file, limit, format, engine), so only the same command resumes it. The data is
-/// appended and synced before the JSON is replaced (atomically), and a resume first cuts the
-/// data back to the records the JSON counts: a crash between the two loses nothing twice.
+/// `0..done` in input order, and the run's journal `OUT.partial.json` ([`resume::Journal`])
+/// says how far that is and with which settings (positions file, limit, format, engine), so
+/// only the same command resumes it. The data is appended and synced before the journal is
+/// replaced (atomically), and a resume first cuts the data back to the records the journal
+/// counts: a crash between the two loses nothing twice.
 struct Journal {
     data: PathBuf,
-    meta: PathBuf,
     out: PathBuf,
-    settings: serde_json::Value,
+    kept: resume::Journal,
     /// Bytes per record of the output format.
     record_size: u64,
     records: usize,
@@ -385,59 +384,37 @@ impl Journal {
         self.records as u64 * self.record_size
     }
 
-    fn open(
-        out: &Path,
-        record_size: usize,
-        settings: serde_json::Value,
-    ) -> Result<Journal, LabelError> {
+    fn open(out: &Path, record_size: usize, settings: Manifest) -> Result<Journal, LabelError> {
         let (data, meta) = Journal::paths(out)?;
+        let advice = format!(
+            "run that command again to finish it, or delete {} and {} to start over",
+            data.display(),
+            meta.display()
+        );
         let mut journal = Journal {
+            kept: resume::Journal::new(meta, settings, "an unfinished labelling run", &advice),
             data,
-            meta,
             out: out.to_path_buf(),
-            settings,
             record_size: record_size as u64,
             records: 0,
             skipped: 0,
         };
-        let damaged = |reason: String| LabelError::Journal {
-            path: journal.meta.display().to_string(),
-            reason,
-        };
-        match std::fs::read_to_string(&journal.meta) {
-            Ok(text) => {
-                let saved: serde_json::Value = serde_json::from_str(&text)
-                    .map_err(|e| damaged(format!("not valid JSON ({e})")))?;
-                if saved.get("settings") != Some(&journal.settings) {
-                    return Err(LabelError::ForeignJournal {
-                        meta: journal.meta.display().to_string(),
-                        data: journal.data.display().to_string(),
-                        found: saved
-                            .get("settings")
-                            .map(|s| s.to_string())
-                            .unwrap_or_default(),
-                    });
-                }
-                let field = |k: &str| {
-                    saved
-                        .get(k)
-                        .and_then(|v| v.as_u64())
-                        .ok_or_else(|| damaged(format!("has no number '{k}'")))
-                };
-                journal.records = field("records")? as usize;
-                journal.skipped = field("skipped")? as usize;
+        match journal.kept.load(&COUNTERS)? {
+            Some(counts) => {
+                journal.records = counts[0] as usize;
+                journal.skipped = counts[1] as usize;
                 let file = OpenOptions::new()
                     .write(true)
                     .open(&journal.data)
                     .map_err(io("opening", &journal.data))?;
                 let len = file.metadata().map_err(io("reading", &journal.data))?.len();
                 if len < journal.bytes() {
-                    return Err(LabelError::Journal {
+                    return Err(LabelError::Data {
                         path: journal.data.display().to_string(),
                         reason: format!(
                             "shorter ({len} bytes) than the {} records of {} ({} bytes); delete both partial files to start over",
                             journal.records,
-                            journal.meta.display(),
+                            journal.kept.path().display(),
                             journal.bytes()
                         ),
                     });
@@ -445,10 +422,9 @@ impl Journal {
                 file.set_len(journal.bytes())
                     .map_err(io("truncating", &journal.data))?;
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            None => {
                 File::create(&journal.data).map_err(io("creating", &journal.data))?;
             }
-            Err(e) => return Err(io("reading", &journal.meta)(e)),
         }
         Ok(journal)
     }
@@ -483,20 +459,21 @@ impl Journal {
             .map_err(io("appending to", &self.data))?;
         self.records += records;
         self.skipped += skipped;
-        let state = serde_json::json!({
-            "settings": self.settings,
-            "records": self.records,
-            "skipped": self.skipped,
-        });
-        write_atomic(&self.meta, state.to_string().as_bytes()).map_err(|e| LabelError::Journal {
-            path: self.meta.display().to_string(),
-            reason: e.to_string(),
-        })
+        Ok(self.kept.save(&[
+            (COUNTERS[0], self.records as u64),
+            (COUNTERS[1], self.skipped as u64),
+        ])?)
+    }
+
+    /// Leaves nothing behind: for a run that failed before it kept anything.
+    fn discard(&self) {
+        let _ = std::fs::remove_file(&self.data);
+        let _ = self.kept.remove();
     }
 
     /// Moves the complete data into place as OUT and removes the journal.
     fn finish(self) -> Result<(), LabelError> {
         std::fs::rename(&self.data, &self.out).map_err(io("moving into place", &self.data))?;
-        std::fs::remove_file(&self.meta).map_err(io("removing", &self.meta))
+        Ok(self.kept.remove()?)
     }
 }

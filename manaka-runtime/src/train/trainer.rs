@@ -18,6 +18,7 @@ use super::model::Model;
 use super::optim::{Adam, AdamConfig};
 use super::real::Real;
 use crate::random::SplitMix64;
+use crate::runs::resume::Finished;
 use crate::weights::{TensorSource, WeightFile};
 use manaka_shapes::Shape;
 use std::path::{Path, PathBuf};
@@ -235,6 +236,21 @@ pub struct Summary {
     /// Mean training losses over this invocation.
     pub train: LossSums,
     pub validation: Option<Validation>,
+}
+
+impl Summary {
+    /// What a resumed run that found every requested epoch done says
+    /// ([`Stop::AlreadyFinished`]); `None` for a run that trained.
+    pub fn finished(&self, out: &Path) -> Option<Finished> {
+        (self.stop == Stop::AlreadyFinished).then(|| Finished {
+            out: out.to_path_buf(),
+            done: format!(
+                "{} epochs, {} steps, {} samples",
+                self.epochs, self.steps, self.samples
+            ),
+            further: format!("give --epochs more than {} to train further", self.epochs),
+        })
+    }
 }
 
 /// A model with its optimiser and per-thread gradient buffers: one call of [`Trainer::step`]

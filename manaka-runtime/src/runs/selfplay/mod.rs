@@ -34,6 +34,7 @@ pub(crate) mod tests;
 use crate::data::hcpe3::{Hcpe3Game, encode_hcpe3, read_hcpe3};
 use crate::data::io::{DataError, write_atomic};
 use crate::eval::{EvaluatorFactory, ThreadedEvaluator};
+use crate::runs::resume::{Finished, Manifest, ResumeError};
 use crate::search::{GumbelSearch, SearchConfig};
 use batcher::BatchServer;
 use std::collections::BTreeMap;
@@ -65,15 +66,9 @@ pub struct SelfplayConfig {
 pub enum SelfplayError {
     #[error(transparent)]
     Data(#[from] DataError),
-    #[error(
-        "{dir} holds a self-play run with other settings ({field}: '{found}' there, '{wanted}' now); resume with the same settings or use another --out"
-    )]
-    Mismatch {
-        dir: String,
-        field: String,
-        found: String,
-        wanted: String,
-    },
+    /// The directory holds another run: its manifest's settings differ from these.
+    #[error(transparent)]
+    Resume(ResumeError),
     #[error(
         "{file}: holds {found} games, but this run puts {expected} in that file; it is not from this run"
     )]
@@ -162,6 +157,16 @@ impl Progress {
         self.moves as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
 
+    /// What a run started again over a directory that already holds all its games says
+    /// (nothing was played); `None` when it played.
+    pub fn finished(&self, dir: &Path) -> Option<Finished> {
+        (self.games_resumed == self.games_total).then(|| Finished {
+            out: dir.to_path_buf(),
+            done: format!("{} games", self.games_total),
+            further: "give a larger --games to play further".into(),
+        })
+    }
+
     /// Mean leaves per network call.
     pub fn batch_fill(&self) -> f64 {
         if self.calls == 0 {
@@ -181,7 +186,7 @@ const MANIFEST: &str = "selfplay.manifest";
 
 /// The settings that decide the games (not the shard: every shard of a run writes the same
 /// manifest, so shards may share one directory).
-fn manifest_text(config: &SelfplayConfig, network: &str) -> String {
+fn manifest(config: &SelfplayConfig, network: &str) -> Manifest {
     let s = &config.settings;
     let o = &config.openings;
     let start = if o.is_plain_startpos() {
@@ -194,57 +199,40 @@ fn manifest_text(config: &SelfplayConfig, network: &str) -> String {
             o.random_plies
         )
     };
-    let mut text = format!(
-        "format = manaka self-play 1\nnetwork = {network}\nseed = {}\ngames_per_file = {}\nsimulations = {}\nmax_considered = {}\ngumbel_scale = {}\nmax_moves = {}\nentering_king = {:?}\nstart = {start}\n",
-        config.seed,
-        config.games_per_file,
-        s.simulations,
-        s.max_considered,
-        s.gumbel_scale,
-        s.max_moves,
-        s.entering_king
-    );
+    let manifest = Manifest::new()
+        .with("format", "manaka self-play 1")
+        .with("network", network)
+        .with("seed", config.seed)
+        .with("games_per_file", config.games_per_file)
+        .with("simulations", s.simulations)
+        .with("max_considered", s.max_considered)
+        .with("gumbel_scale", s.gumbel_scale)
+        .with("max_moves", s.max_moves)
+        .with("entering_king", format!("{:?}", s.entering_king))
+        .with("start", start);
     // Written only when set, so that the manifests of runs made before resignation existed
     // still match.
-    if let Some(r) = s.resign {
-        text.push_str(&format!(
-            "resign = below {} played out {}\n",
-            r.below, r.check_share
-        ));
+    match s.resign {
+        Some(r) => manifest.with(
+            "resign",
+            format!("below {} played out {}", r.below, r.check_share),
+        ),
+        None => manifest,
     }
-    text
 }
 
-/// Writes the manifest, or checks that the one there matches.
-fn check_manifest(dir: &Path, wanted: &str) -> Result<(), SelfplayError> {
-    let path = dir.join(MANIFEST);
-    match std::fs::read_to_string(&path) {
-        Ok(found) => {
-            let lines = |t: &str| -> BTreeMap<String, String> {
-                t.lines()
-                    .filter_map(|l| l.split_once(" = "))
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect()
-            };
-            let (f, w) = (lines(&found), lines(wanted));
-            for (k, v) in &w {
-                let there = f.get(k).cloned().unwrap_or_default();
-                if &there != v {
-                    return Err(SelfplayError::Mismatch {
-                        dir: dir.display().to_string(),
-                        field: k.clone(),
-                        found: there,
-                        wanted: v.clone(),
-                    });
-                }
-            }
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Ok(write_atomic(&path, wanted.as_bytes())?)
-        }
-        Err(e) => Err(DataError::Io { path, source: e }.into()),
-    }
+/// Writes the run's manifest into `dir`, or checks that the one there is this run's.
+fn check_manifest(dir: &Path, wanted: &Manifest) -> Result<(), SelfplayError> {
+    wanted
+        .write_or_check(
+            &dir.join(MANIFEST),
+            "a self-play run",
+            "resume with the same settings or use another --out",
+        )
+        .map_err(|e| match e {
+            ResumeError::Data(e) => SelfplayError::Data(e),
+            other => SelfplayError::Resume(other),
+        })
 }
 
 /// Runs (or resumes) self-play into `dir` with evaluators from `factory` (`threads` of
@@ -301,7 +289,7 @@ pub fn run(
         path: dir.to_path_buf(),
         source: e,
     })?;
-    check_manifest(dir, &manifest_text(config, network))?;
+    check_manifest(dir, &manifest(config, network))?;
 
     let start = Instant::now();
     let chunks = config.games.div_ceil(config.games_per_file);

@@ -134,6 +134,11 @@ fn games_are_legal_end_as_headed_and_resume_identically() {
     assert!(reports >= 1);
     assert_eq!((p.games_done, p.games_resumed, p.files_written), (6, 0, 2));
     assert!(p.calls > 0 && p.leaves >= p.calls);
+    assert_eq!(
+        p.finished(dir.path()),
+        None,
+        "a run that played is not 'finished'"
+    );
     let mut endings = Vec::new();
     let mut games = Vec::new();
     for c in 0..2 {
@@ -204,6 +209,13 @@ fn games_are_legal_end_as_headed_and_resume_identically() {
     )
     .unwrap();
     assert_eq!((p.games_resumed, p.moves), (6, 0));
+    let finished = p.finished(dir.path()).expect("nothing left to play");
+    assert!(
+        finished
+            .to_string()
+            .contains("that run is finished (6 games)"),
+        "{finished}"
+    );
 
     // Other settings in the same directory are refused, naming the field.
     let mut other = cfg.clone();
