@@ -10,16 +10,19 @@
 //! The shape is parsed by `manaka-shapes` — the same parser the runtime uses at load time —
 //! and an invalid shape is a compile error carrying that parser's message, spanned on the
 //! literal. A valid shape expands to a module holding its constants (every dimension), the
-//! engine type (`Engine`: a struct of the module's own around the runtime's `FixedNet`
-//! instantiated with those constants, so that compiler errors and `Debug` say
-//! `<module>::Engine` and the shape; it implements `Network` and `CompiledNetwork`), its
-//! accumulator type (`State`), loaders (`load`, `from_source`), `app()` (the engine as a USI
-//! engine, search, self-play, training or benchmark: `manaka_runtime::app`, docs/library.md),
-//! and the CUDA source specialised for the shape; `nnue` shapes also get the integer engine.
+//! engine as a composition of the runtime's layer types (`Fixed`, for the baseline
+//! `Net<Native, Manaka<Powers<128, 3, 1>, Pairs<16, 0>, NoMoments, NoField, false, 400, 800>,
+//! Head<Dense<Affine<800, 512>, Relu>, Value<512>, Policy<512, 0>>>`: token space,
+//! accumulator, head; `manaka_runtime::compiled`), the engine type (`Engine`: a struct of the
+//! module's own around `Fixed`, so that compiler errors and `Debug` say `<module>::Engine` and
+//! the shape; it implements `Network` and `CompiledNetwork`), its accumulator type (`State`),
+//! loaders (`load`, `from_source`), `app()` (the engine as a USI engine, search, self-play,
+//! training or benchmark: `manaka_runtime::app`, docs/library.md), and the CUDA source
+//! specialised for the shape; `nnue` shapes also get the integer engine.
 
-use manaka_shapes::Shape;
+use manaka_shapes::{FeatureSpace, Shape};
 use proc_macro::TokenStream;
-use proc_macro2::{Span, TokenStream as TokenStream2};
+use proc_macro2::{Literal, Span, TokenStream as TokenStream2};
 use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitStr, Token};
@@ -60,6 +63,70 @@ impl Parse for Input {
     }
 }
 
+/// The engine type of `shape` as the runtime's layer types (`manaka_runtime::compiled`):
+/// `Net<tokens, accumulator, Head<hidden layers, Value<hl>, Policy<hl, f>>>`, every size from
+/// `Shape::dims`, and every flag of the shape (feature space, `nnue`, `ks`, a second hidden
+/// layer, blocks present or not) a choice of type.
+fn composition(shape: &Shape) -> TokenStream2 {
+    let manaka_shapes::Dims {
+        d,
+        o,
+        g,
+        pair,
+        lse,
+        m,
+        mt,
+        f,
+        ff,
+        inp,
+        input,
+        h,
+        h2,
+        hl,
+        ..
+    } = shape.dims();
+    let present = (pair > 0, m > 0, f > 0, h2 > 0);
+    // Unsuffixed, so that the expansion reads `Affine<800, 512>`.
+    let [d, o, g, pair, lse, m, mt, f, ff, inp, input, h, h2, hl] =
+        [d, o, g, pair, lse, m, mt, f, ff, inp, input, h, h2, hl].map(Literal::usize_unsuffixed);
+    let tokens = match shape.features {
+        FeatureSpace::Native => quote!(Native),
+        FeatureSpace::Kp => quote!(Kp),
+        FeatureSpace::HalfKp => quote!(HalfKp),
+    };
+    let (accumulator, activation) = if shape.nnue {
+        (quote!(Nnue<#d, #input>), quote!(ClippedRelu))
+    } else {
+        let pairs = if present.0 {
+            quote!(Pairs<#pair, #lse>)
+        } else {
+            quote!(NoPairs)
+        };
+        let moments = if present.1 {
+            quote!(Moments<#m, #mt>)
+        } else {
+            quote!(NoMoments)
+        };
+        let field = if present.2 {
+            quote!(Field<#f, #ff>)
+        } else {
+            quote!(NoField)
+        };
+        let ks = shape.ks;
+        (
+            quote!(Manaka<Powers<#d, #o, #g>, #pairs, #moments, #field, #ks, #inp, #input>),
+            quote!(Relu),
+        )
+    };
+    let first = quote!(Dense<Affine<#input, #h>, #activation>);
+    let hidden = if present.3 {
+        quote!(Then<#first, Dense<Affine<#h, #h2>, #activation>>)
+    } else {
+        first
+    };
+    quote!(Net<#tokens, #accumulator, Head<#hidden, Value<#hl>, Policy<#hl, #f>>>)
+}
+
 /// Expands a shape name into a fixed-size engine module. See the crate docs.
 #[proc_macro]
 pub fn manaka_net(input: TokenStream) -> TokenStream {
@@ -88,9 +155,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
         g,
         pair: p,
         m,
-        mt,
         f,
-        ff,
         inp,
         input: in_,
         h,
@@ -98,6 +163,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
         hl,
         ..
     } = shape.dims();
+    let fixed = composition(&shape);
     let params = shape.param_count();
     let bytes = shape.bytes();
     let doc = format!(
@@ -195,8 +261,16 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             /// with NVRTC for the device at first use.
             pub const CUDA_SOURCE: &str = #cuda_source;
 
-            /// The runtime's fixed-size engine with this shape's dimensions as constants.
-            pub type Fixed = ::manaka::runtime::compiled::FixedNet<#d, #o, #g, #p, #mt, #ff, #inp, #in_, #h, #h2, #hl>;
+            #[allow(unused_imports)]
+            use ::manaka::runtime::compiled::{
+                Affine, ClippedRelu, Dense, Field, HalfKp, Head, Kp, Manaka, Moments, Native, Net,
+                NoField, NoMoments, NoPairs, Nnue, Pairs, Policy, Powers, Relu, Then, Value,
+            };
+
+            /// The engine as layer types: token space, accumulator, head (hidden layers,
+            /// value, policy), every size a constant of this shape
+            /// (`manaka_runtime::compiled`; docs/evaluator.md, "The engine as types").
+            pub type Fixed = #fixed;
 
             #[doc = #engine_doc]
             pub struct Engine(Fixed);
@@ -351,4 +425,49 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             #int_engine
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The composition as the compiler reads it, spaces normalised.
+    fn composed(shape: &str) -> String {
+        composition(&Shape::parse(shape).unwrap())
+            .to_string()
+            .replace(" < ", "<")
+            .replace(" <", "<")
+            .replace("< ", "<")
+            .replace(" >", ">")
+            .replace(" ,", ",")
+    }
+
+    /// Each shape's engine type, written out by hand from SPEC §2–6: the baseline (one hidden
+    /// layer, pair table), the default network (KP, no pair table), an NNUE shape (clip, two
+    /// layers) and one with every block, `ks` and `split`.
+    #[test]
+    fn compositions_read_as_the_architecture() {
+        assert_eq!(
+            composed("pair16_d128_o3_h512"),
+            "Net<Native, Manaka<Powers<128, 3, 1>, Pairs<16, 0>, NoMoments, NoField, false, 400, 800>, \
+             Head<Dense<Affine<800, 512>, Relu>, Value<512>, Policy<512, 0>>>"
+        );
+        assert_eq!(
+            composed("pair0_d128_o2_h256_kp"),
+            "Net<Kp, Manaka<Powers<128, 2, 1>, NoPairs, NoMoments, NoField, false, 256, 512>, \
+             Head<Dense<Affine<512, 256>, Relu>, Value<256>, Policy<256, 0>>>"
+        );
+        assert_eq!(
+            composed("pair0_d256_o1_h32_h232_halfkp_nnue"),
+            "Net<HalfKp, Nnue<256, 512>, Head<Then<Dense<Affine<512, 32>, ClippedRelu>, \
+             Dense<Affine<32, 32>, ClippedRelu>>, Value<32>, Policy<32, 0>>>"
+        );
+        // Powers: 2 groups × 3 orders × 4 = 24; pair 1 + lse 1; moments 6; field 162;
+        // ks one per normalised block (6 + 2 + 1 + 1 = 10): INP = 204.
+        assert_eq!(
+            composed("pair2_d4_o3_h8_h24_m3_f2_lse1_ks_split"),
+            "Net<Native, Manaka<Powers<4, 3, 2>, Pairs<2, 1>, Moments<3, 6>, Field<2, 162>, true, 204, 408>, \
+             Head<Then<Dense<Affine<408, 8>, Relu>, Dense<Affine<8, 4>, Relu>>, Value<4>, Policy<4, 2>>>"
+        );
+    }
 }

@@ -2,9 +2,10 @@
 //! spaces, weight files, the evaluator boundary, search, USI, self-play and training.
 //!
 //! One idea runs through it: a network shape is a type. `manaka_net!` turns a shape string
-//! into an engine whose every dimension is a constant ([`compiled::FixedNet`]); everything here
-//! drives any such engine through one trait ([`network::Network`]), and the search sees even
-//! less: an [`eval::Evaluator`] that answers a batch of leaves with values and policy logits.
+//! into an engine whose every dimension is a constant ([`compiled::Net`], a composition of
+//! layer types); everything here drives any such engine through one trait
+//! ([`network::Network`]), and the search sees even less: an [`eval::Evaluator`] that
+//! answers a batch of leaves with values and policy logits.
 //! The slow, shape-generic [`reference`](mod@reference) evaluator is the oracle every fast
 //! path is tested against.
 //!

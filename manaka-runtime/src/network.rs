@@ -280,11 +280,17 @@ impl<N: Network> EvaluatorFactory for NetworkFactory<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compiled::FixedNet;
+    use crate::compiled::{Affine, Dense, Head, Manaka, Native, Net, NoField, NoMoments};
+    use crate::compiled::{Pairs, Policy, Powers, Relu, Value};
     use crate::weights::{TensorSource, init};
     use manaka_shapes::Shape;
 
-    type Tiny = FixedNet<16, 2, 1, 4, 0, 0, 36, 72, 32, 0, 32>;
+    /// `pair4_d16_o2_h32`, as `manaka_net!` writes it.
+    type Tiny = Net<
+        Native,
+        Manaka<Powers<16, 2, 1>, Pairs<4, 0>, NoMoments, NoField, false, 36, 72>,
+        Head<Dense<Affine<72, 32>, Relu>, Value<32>, Policy<32, 0>>,
+    >;
 
     fn tiny_net() -> Arc<Tiny> {
         let shape = Shape::parse("pair4_d16_o2_h32").unwrap();

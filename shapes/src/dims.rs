@@ -65,6 +65,21 @@ impl Dims {
             ("HL", self.hl),
         ]
     }
+
+    /// Compares an engine's constants, named as in [`Dims::fields`], with these: the first
+    /// disagreement as `NAME = have, expected want`. Every engine checks its constants here,
+    /// once, at load.
+    pub fn check(&self, have: &[(&str, usize)]) -> Result<(), String> {
+        let fields = self.fields();
+        for &(name, value) in have {
+            match fields.iter().find(|(n, _)| *n == name) {
+                Some(&(_, want)) if want == value => {}
+                Some(&(_, want)) => return Err(format!("{name} = {value}, expected {want}")),
+                None => return Err(format!("{name} is not a dimension of a shape")),
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Shape {
@@ -113,5 +128,16 @@ mod tests {
         assert_eq!((d.g, d.mt, d.ff, d.lse), (2, 10, 162, 4));
         assert_eq!(d.inp, 4 * 32 + 12 + 4 + 10 + 162 + 8);
         assert_eq!((d.h2, d.hl), (32, 32));
+    }
+
+    #[test]
+    fn check_names_the_first_disagreement() {
+        let d = Shape::parse("pair16_d128_o3_h512").unwrap().dims();
+        assert_eq!(d.check(&[("D", 128), ("H2", 0), ("IN", 800)]), Ok(()));
+        assert_eq!(
+            d.check(&[("D", 128), ("H", 256), ("IN", 7)]),
+            Err("H = 256, expected 512".to_string())
+        );
+        assert!(d.check(&[("X", 1)]).unwrap_err().contains("X"));
     }
 }

@@ -1,217 +1,141 @@
-//! Typed, bounds-checked-once views of a shape's tensors.
+//! Typed views of a shape's tensors, checked once at load.
 //!
-//! The engine reads weights on every update and evaluation, so it resolves each tensor once,
-//! checks its length against the shape, and keeps a raw pointer. [`Tensors`] owns the `Arc`
-//! of the source the pointers were taken from: a slice a `TensorSource` hands out borrows
-//! the source, and stays valid while the source lives and is not mutated — which holds while
-//! this `Arc` (never handed out, never `get_mut`) is held. So every accessor borrows `self`,
-//! and the slices it returns cannot outlive the source (issue 16: no `'static` slices).
+//! Every layer of a compiled engine reads its weights on each update or evaluation, so it
+//! resolves each tensor once — present, of the length the shape's tensor table says, and of
+//! the layer's constant sizes — and keeps a [`View`]: a pointer to the source's data typed as
+//! the fixed-size array the layer computes with (`[f32; N]`, `[[f32; C]; R]`, rows `[[f32; N]]`),
+//! together with the `Arc` of the source it points into. A slice a `TensorSource` hands out
+//! borrows the source and stays valid while the source lives and is not mutated, which holds
+//! while that `Arc` (never handed out, never `get_mut`) is held; so dereferencing a view is
+//! sound for as long as the view lives, and nothing outlives it (issue 16: no `'static`).
 
 use super::FixedNetError;
 use crate::weights::TensorSource;
-use manaka_shapes::{BlockKind, Shape};
+use manaka_shapes::Shape;
 use std::sync::Arc;
 
-/// A tensor of the source `Tensors` holds: its first value and its length.
-#[derive(Clone, Copy)]
-struct Ptr(*const f32, usize);
+/// Where a compiled engine's weights come from (an MNW1 file, memory-mapped, or memory).
+pub type Source = Arc<dyn TensorSource + Send + Sync>;
 
-// SAFETY: the pointers refer to immutable f32 data owned by an `Arc<dyn TensorSource + Send +
-// Sync>` kept alongside them; reading them from any thread is as safe as reading the source.
-unsafe impl Send for Ptr {}
-unsafe impl Sync for Ptr {}
-
-pub(super) struct BlockView {
-    pub kind: BlockKind,
-    pub width: usize,
-    gains: Ptr,
+/// A tensor of a [`Source`] seen as a `T`, checked once when made.
+pub struct View<T: ?Sized + 'static> {
+    ptr: *const T,
+    /// What `ptr` points into (module doc): held, never read.
+    _source: Source,
 }
 
-pub(super) struct Tensors {
-    embed: Ptr,
-    embed_bias: Option<Ptr>,
-    pair: Option<Ptr>,
-    moment_proj: Option<Ptr>,
-    moment_dim: usize,
-    field: Option<Ptr>,
-    pub blocks: Vec<BlockView>,
-    w1: Ptr,
-    b1: Ptr,
-    w2: Option<Ptr>,
-    b2: Option<Ptr>,
-    value_w: Ptr,
-    pub value_b: f32,
-    policy_w: Ptr,
-    policy_b: Ptr,
-    policy_from: Ptr,
-    policy_field: Option<Ptr>,
-    /// What every `Ptr` above points into (module doc): held, never read.
-    _source: Arc<dyn TensorSource + Send + Sync>,
+// SAFETY: a view refers to immutable f32 data owned by the `Arc<dyn TensorSource + Send +
+// Sync>` it holds; reading it from any thread is as safe as reading the source.
+unsafe impl<T: ?Sized + Sync> Send for View<T> {}
+unsafe impl<T: ?Sized + Sync> Sync for View<T> {}
+
+impl<T: ?Sized> std::ops::Deref for View<T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        // SAFETY: `ptr` was made from a slice of `_source`, with the length checked against
+        // `T` (the constructors below); the data lives and is unmodified while `_source` is
+        // held (module doc). `[f32; N]` has f32's alignment.
+        unsafe { &*self.ptr }
+    }
 }
 
-impl Tensors {
-    /// Checks every tensor of `shape` in `source` and keeps pointers to them with `source`.
-    pub fn resolve(
-        shape: &Shape,
-        source: Arc<dyn TensorSource + Send + Sync>,
-    ) -> Result<Tensors, FixedNetError> {
-        let src = source.as_ref();
-        let specs = shape.tensors();
-        let get = |name: &str| -> Result<Ptr, FixedNetError> {
-            let data = src
-                .tensor(name)
-                .ok_or_else(|| FixedNetError::MissingTensor(name.to_string()))?;
-            let expected = specs
-                .iter()
-                .find(|s| s.name == name)
-                .map_or(0, |s| s.numel() as usize);
-            if data.len() != expected {
-                return Err(FixedNetError::TensorLength {
-                    name: name.to_string(),
-                    shape: shape.to_string(),
-                    expected,
-                    found: data.len(),
-                });
-            }
-            Ok(Ptr(data.as_ptr(), data.len()))
-        };
-        let has = |name: &str| specs.iter().any(|s| s.name == name);
-        let opt = |name: &str| {
-            if has(name) {
-                get(name).map(Some)
-            } else {
-                Ok(None)
-            }
-        };
-        let blocks = shape
-            .blocks()
-            .iter()
-            .map(|b| {
-                Ok(BlockView {
-                    kind: b.kind,
-                    width: b.width as usize,
-                    gains: get(&format!("norm.{}", b.name()))?,
-                })
-            })
-            .collect::<Result<Vec<_>, FixedNetError>>()?;
-        let value_b = get("value.b")?;
-        Ok(Tensors {
-            embed: get("embed")?,
-            embed_bias: opt("embed.bias")?,
-            pair: opt("pair")?,
-            moment_proj: opt("moment.proj")?,
-            moment_dim: shape.moments.unwrap_or(0) as usize,
-            field: opt("field")?,
-            blocks,
-            w1: get("w1")?,
-            b1: get("b1")?,
-            w2: opt("w2")?,
-            b2: opt("b2")?,
-            value_w: get("value.w")?,
-            // SAFETY: value.b has exactly one element (checked by `get`), in `source`.
-            value_b: unsafe { *value_b.0 },
-            policy_w: get("policy.w")?,
-            policy_b: get("policy.b")?,
-            policy_from: get("policy.from")?,
-            policy_field: opt("policy.field")?,
+/// Tensor `name` of `source`, checked against the shape's tensor table.
+fn tensor<'a>(source: &'a Source, name: &str) -> Result<&'a [f32], FixedNetError> {
+    let shape: &Shape = source.shape();
+    let data = source
+        .tensor(name)
+        .ok_or_else(|| FixedNetError::MissingTensor(name.to_string()))?;
+    let expected = shape
+        .tensors()
+        .iter()
+        .find(|s| s.name == name)
+        .map_or(0, |s| s.numel() as usize);
+    if data.len() != expected {
+        return Err(FixedNetError::TensorLength {
+            name: name.to_string(),
+            shape: shape.to_string(),
+            expected,
+            found: data.len(),
+        });
+    }
+    Ok(data)
+}
+
+/// The error for a tensor whose length does not fit a layer's constants (a bug in
+/// `manaka_net!`, normally caught by the engine's `check_dims` first).
+fn misfit(source: &Source, name: &str, len: usize, want: String) -> FixedNetError {
+    FixedNetError::Dims {
+        shape: source.shape().to_string(),
+        what: format!("tensor '{name}' has {len} values, the engine's constants want {want}"),
+    }
+}
+
+impl<const N: usize> View<[[f32; N]]> {
+    /// Tensor `name` as rows of `N` (as many as it has).
+    pub fn rows(source: &Source, name: &str) -> Result<Self, FixedNetError> {
+        let data = tensor(source, name)?;
+        if N == 0 || !data.len().is_multiple_of(N) {
+            return Err(misfit(source, name, data.len(), format!("rows of {N}")));
+        }
+        let ptr = std::ptr::slice_from_raw_parts(data.as_ptr().cast::<[f32; N]>(), data.len() / N);
+        Ok(View {
+            ptr,
             _source: source.clone(),
         })
     }
 }
 
-/// `p` re-typed as rows of `N`, borrowed for `'a`.
-///
-/// # Safety
-/// `p` must have been resolved (by [`Tensors::resolve`]) from the source of a `Tensors` that
-/// is borrowed for at least `'a`: then its `p.1` f32s are initialised and stay valid and
-/// unmodified for `'a` (module doc). `[f32; N]` has f32's alignment.
-unsafe fn rows<'a, const N: usize>(p: Ptr) -> &'a [[f32; N]] {
-    assert!(
-        N == 0 || p.1.is_multiple_of(N),
-        "tensor length {} is not a multiple of {N}",
-        p.1
-    );
-    let n = p.1.checked_div(N).unwrap_or(0);
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts(p.0.cast::<[f32; N]>(), n) }
+impl<const R: usize, const C: usize> View<[[f32; C]; R]> {
+    /// Tensor `name` as exactly `R` rows of `C`.
+    pub fn matrix(source: &Source, name: &str) -> Result<Self, FixedNetError> {
+        let data = tensor(source, name)?;
+        if data.len() != R * C {
+            return Err(misfit(source, name, data.len(), format!("{R} rows of {C}")));
+        }
+        Ok(View {
+            ptr: data.as_ptr().cast::<[[f32; C]; R]>(),
+            _source: source.clone(),
+        })
+    }
 }
 
-/// `p` as a flat slice borrowed for `'a`.
-///
-/// # Safety
-/// As [`rows`].
-unsafe fn flat<'a>(p: Ptr) -> &'a [f32] {
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts(p.0, p.1) }
+impl<const N: usize> View<[f32; N]> {
+    /// Tensor `name` as exactly `N` values.
+    pub fn array(source: &Source, name: &str) -> Result<Self, FixedNetError> {
+        let data = tensor(source, name)?;
+        if data.len() != N {
+            return Err(misfit(source, name, data.len(), format!("{N} values")));
+        }
+        Ok(View {
+            ptr: data.as_ptr().cast::<[f32; N]>(),
+            _source: source.clone(),
+        })
+    }
 }
 
-/// `p` as exactly `R` rows of `C`.
-///
-/// # Safety
-/// As [`rows`].
-unsafe fn exact<'a, const R: usize, const C: usize>(p: Ptr) -> &'a [[f32; C]; R] {
-    // SAFETY: the caller's contract.
-    unsafe { rows::<C>(p) }
-        .try_into()
-        .expect("tensor has R rows of C")
-}
+impl View<[f32]> {
+    /// Copies tensor `name` into `out`, which must be its length.
+    pub fn flat_into(source: &Source, name: &str, out: &mut [f32]) -> Result<(), FixedNetError> {
+        let data = tensor(source, name)?;
+        if data.len() != out.len() {
+            return Err(misfit(
+                source,
+                name,
+                data.len(),
+                format!("{} values", out.len()),
+            ));
+        }
+        out.copy_from_slice(data);
+        Ok(())
+    }
 
-// SAFETY (every accessor below): each `Ptr` was resolved from `self._source`, and the result
-// borrows `self` (the elided lifetime), as `rows` requires.
-impl Tensors {
-    pub fn embed<const D: usize>(&self) -> &[[f32; D]] {
-        unsafe { rows::<D>(self.embed) }
-    }
-    pub fn embed_bias(&self) -> &[f32] {
-        self.embed_bias.map_or(&[], |p| unsafe { flat(p) })
-    }
-    pub fn pair<const P: usize>(&self) -> &[[f32; P]] {
-        self.pair.map_or(&[], |p| unsafe { rows::<P>(p) })
-    }
-    pub fn moment_row(&self, t: usize) -> &[f32] {
-        let m = self.moment_dim;
-        self.moment_proj
-            .map_or(&[], |p| &unsafe { flat(p) }[t * m..(t + 1) * m])
-    }
-    pub fn field<const FF: usize>(&self) -> &[[f32; FF]] {
-        self.field.map_or(&[], |p| unsafe { rows::<FF>(p) })
-    }
-    pub fn norm(&self, block: usize) -> &[f32] {
-        unsafe { flat(self.blocks[block].gains) }
-    }
-    pub fn w1<const IN: usize, const H: usize>(&self) -> &[[f32; IN]; H] {
-        unsafe { exact::<H, IN>(self.w1) }
-    }
-    pub fn b1<const H: usize>(&self) -> &[f32; H] {
-        unsafe { flat(self.b1) }
-            .try_into()
-            .expect("b1 has H values")
-    }
-    pub fn w2<const H: usize, const H2: usize>(&self) -> &[[f32; H]; H2] {
-        let w2 = self.w2.expect("w2 exists when H2 > 0");
-        unsafe { exact::<H2, H>(w2) }
-    }
-    pub fn b2<const H2: usize>(&self) -> &[f32; H2] {
-        unsafe { flat(self.b2.expect("b2 exists when H2 > 0")) }
-            .try_into()
-            .expect("b2 has H2 values")
-    }
-    pub fn value_w<const HL: usize>(&self) -> &[f32; HL] {
-        unsafe { flat(self.value_w) }
-            .try_into()
-            .expect("value.w has HL values")
-    }
-    pub fn policy_w<const HL: usize>(&self) -> &[[f32; HL]] {
-        unsafe { rows::<HL>(self.policy_w) }
-    }
-    pub fn policy_b(&self) -> &[f32] {
-        unsafe { flat(self.policy_b) }
-    }
-    pub fn policy_from(&self) -> &[f32] {
-        unsafe { flat(self.policy_from) }
-    }
-    pub fn policy_field_row(&self, class: usize, f: usize) -> &[f32] {
-        self.policy_field
-            .map_or(&[], |p| &unsafe { flat(p) }[class * f..(class + 1) * f])
+    /// Tensor `name` as it is.
+    pub fn flat(source: &Source, name: &str) -> Result<Self, FixedNetError> {
+        let data = tensor(source, name)?;
+        Ok(View {
+            ptr: std::ptr::from_ref(data),
+            _source: source.clone(),
+        })
     }
 }

@@ -6,7 +6,51 @@ use super::*;
 use crate::eval::Leaf;
 use crate::reference::ReferenceNet;
 use crate::reference::compare::along_random_games;
-use crate::weights::init;
+use crate::weights::{TensorSource, init};
+use std::sync::Arc;
+
+// The engines under test, written out as `manaka_net!` would write them (each is checked
+// against its shape's `Dims` when built, so a wrong constant here fails loudly).
+
+/// `pair2_d4_o3_h8_h24_m3_f2_lse1_ks_split`: every block, both head layers.
+/// INP = 24 (2 groups × 3 orders × 4) + 1 + 1 + 6 + 162 + 10 (ks) = 204.
+type Every = Net<
+    Native,
+    Manaka<Powers<4, 3, 2>, Pairs<2, 1>, Moments<3, 6>, Field<2, 162>, true, 204, 408>,
+    Head<Then<Dense<Affine<408, 8>, Relu>, Dense<Affine<8, 4>, Relu>>, Value<4>, Policy<4, 2>>,
+>;
+
+/// `pair2_d8_o2_h16_kp`.
+type KpSmall = Net<
+    Kp,
+    Manaka<Powers<8, 2, 1>, Pairs<2, 0>, NoMoments, NoField, false, 18, 36>,
+    Head<Dense<Affine<36, 16>, Relu>, Value<16>, Policy<16, 0>>,
+>;
+
+/// `pair2_d8_o2_h32_h216_kp`.
+type KpTwoLayers = Net<
+    Kp,
+    Manaka<Powers<8, 2, 1>, Pairs<2, 0>, NoMoments, NoField, false, 18, 36>,
+    Head<Then<Dense<Affine<36, 32>, Relu>, Dense<Affine<32, 16>, Relu>>, Value<16>, Policy<16, 0>>,
+>;
+
+/// `pair0_d128_o2_h256_kp` (the trained default network's shape).
+type Default = Net<
+    Kp,
+    Manaka<Powers<128, 2, 1>, NoPairs, NoMoments, NoField, false, 256, 512>,
+    Head<Dense<Affine<512, 256>, Relu>, Value<256>, Policy<256, 0>>,
+>;
+
+/// `pair0_d16_o1_h8_h24_halfkp_nnue`, with the first hidden width `H`.
+type NnueSmall<const H: usize> = Net<
+    HalfKp,
+    Nnue<16, 32>,
+    Head<
+        Then<Dense<Affine<32, H>, ClippedRelu>, Dense<Affine<H, 4>, ClippedRelu>>,
+        Value<4>,
+        Policy<4, 0>,
+    >,
+>;
 
 fn rel_close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-4 * (1.0 + b.abs())
@@ -49,16 +93,12 @@ fn compare<N: Network>(
 
 #[test]
 fn every_block_equals_reference() {
-    // D=4 O=3 G=2 P=2 MT=6 FF=162; INP = 24 + 1 + 1 + 6 + 162 + 10 (ks) = 204.
     let shape = Shape::parse("pair2_d4_o3_h8_h24_m3_f2_lse1_ks_split").unwrap();
     let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&shape, 5));
     let reference = ReferenceNet::new(src.clone()).unwrap();
     let name = shape.to_string();
     compare(
-        |s| {
-            FixedNet::<4, 3, 2, 2, 6, 162, 204, 408, 8, 4, 4>::with_simd(&name, src.clone(), s)
-                .unwrap()
-        },
+        |s| Every::with_simd(&name, src.clone(), s).unwrap(),
         &reference,
         6,
         120,
@@ -72,10 +112,7 @@ fn kp_halfkp_and_nnue_equal_reference() {
     let reference = ReferenceNet::new(src.clone()).unwrap();
     let name = kp.to_string();
     compare(
-        |s| {
-            FixedNet::<8, 2, 1, 2, 0, 0, 18, 36, 16, 0, 16>::with_simd(&name, src.clone(), s)
-                .unwrap()
-        },
+        |s| KpSmall::with_simd(&name, src.clone(), s).unwrap(),
         &reference,
         6,
         120,
@@ -86,10 +123,7 @@ fn kp_halfkp_and_nnue_equal_reference() {
     let reference = ReferenceNet::new(src.clone()).unwrap();
     let name = nnue.to_string();
     compare(
-        |s| {
-            FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 8, 4, 4>::with_simd(&name, src.clone(), s)
-                .unwrap()
-        },
+        |s| NnueSmall::<8>::with_simd(&name, src.clone(), s).unwrap(),
         &reference,
         6,
         120,
@@ -100,17 +134,43 @@ fn kp_halfkp_and_nnue_equal_reference() {
 fn wrong_constants_or_shape_are_refused() {
     let shape = Shape::parse("pair0_d16_o1_h8_h24_halfkp_nnue").unwrap();
     let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&shape, 7));
-    let e = FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 8, 4, 4>::new(
-        "pair0_d16_o1_h8_halfkp_nnue",
-        src.clone(),
-    )
-    .err()
-    .unwrap();
-    assert!(matches!(e, FixedNetError::ShapeMismatch { .. }), "{e}");
-    let e = FixedNet::<16, 1, 1, 0, 0, 0, 16, 32, 9, 4, 4>::new(&shape.to_string(), src)
+    let e = NnueSmall::<8>::new("pair0_d16_o1_h8_halfkp_nnue", src.clone())
         .err()
         .unwrap();
+    assert!(matches!(e, FixedNetError::ShapeMismatch { .. }), "{e}");
+    let e = NnueSmall::<9>::new(&shape.to_string(), src).err().unwrap();
     assert!(matches!(e, FixedNetError::Dims { .. }), "{e}");
+    assert!(e.to_string().contains("H = 9, expected 8"), "{e}");
+
+    // The decisions the types make are checked too: a KP engine on native weights, a
+    // one-layer head on two-layer weights, ReLU where the shape says clip.
+    let native = Shape::parse("pair2_d8_o2_h16").unwrap();
+    let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&native, 7));
+    type NativeAsKp = Net<
+        Kp,
+        Manaka<Powers<8, 2, 1>, Pairs<2, 0>, NoMoments, NoField, false, 18, 36>,
+        Head<Dense<Affine<36, 16>, Relu>, Value<16>, Policy<16, 0>>,
+    >;
+    let e = NativeAsKp::new(&native.to_string(), src).err().unwrap();
+    assert!(e.to_string().contains("features"), "{e}");
+    let two = Shape::parse("pair2_d8_o2_h32_h216_kp").unwrap();
+    let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&two, 7));
+    type OneLayer = Net<
+        Kp,
+        Manaka<Powers<8, 2, 1>, Pairs<2, 0>, NoMoments, NoField, false, 18, 36>,
+        Head<Dense<Affine<36, 32>, Relu>, Value<32>, Policy<32, 0>>,
+    >;
+    let e = OneLayer::new(&two.to_string(), src).err().unwrap();
+    assert!(e.to_string().contains("H2 = 0, expected 16"), "{e}");
+    let nnue = Shape::parse("pair0_d16_o1_h8_h24_halfkp_nnue").unwrap();
+    let src: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(&nnue, 7));
+    type NnueRelu = Net<
+        HalfKp,
+        Nnue<16, 32>,
+        Head<Then<Dense<Affine<32, 8>, Relu>, Dense<Affine<8, 4>, Relu>>, Value<4>, Policy<4, 0>>,
+    >;
+    let e = NnueRelu::new(&nnue.to_string(), src).err().unwrap();
+    assert!(e.to_string().contains("nnue"), "{e}");
 }
 
 /// A batch evaluated into an `out` that held other, longer answers reuses it and gives the
@@ -127,12 +187,7 @@ fn reused_output_and_a_move_from_an_empty_square_equal_reference() {
     moves.push(crate::shogi::Move::normal(sq("5e"), sq("5d"), false));
     let want = reference.evaluate_position(&pos, &moves);
     for simd in Simd::available() {
-        let net = FixedNet::<8, 2, 1, 2, 0, 0, 18, 36, 16, 0, 16>::with_simd(
-            &shape.to_string(),
-            src.clone(),
-            simd,
-        )
-        .unwrap();
+        let net = KpSmall::with_simd(&shape.to_string(), src.clone(), simd).unwrap();
         let state = net.new_state(&pos);
         let leaf = |moves| StateLeaf {
             state: &state,
@@ -194,26 +249,18 @@ fn each_precision_is_within_its_bound_of_the_reference() {
     let reference_trained = ReferenceNet::new(trained.clone()).unwrap();
     for simd in Simd::available() {
         for (precision, value_bound, policy_bound) in bounds {
-            let net = FixedNet::<8, 2, 1, 2, 0, 0, 18, 36, 32, 16, 16>::with_precision(
-                &shape.to_string(),
-                random.clone(),
-                simd,
-                precision,
-            )
-            .unwrap();
+            let net =
+                KpTwoLayers::with_precision(&shape.to_string(), random.clone(), simd, precision)
+                    .unwrap();
             let (v, p) = precision_errors(&net, &reference_random, 4, 80);
             eprintln!("{simd} {precision} random: value {v:.2e}, policy {p:.2e}");
             assert!(
                 v <= value_bound && p <= policy_bound,
                 "{simd} {precision} random: {v} {p}"
             );
-            let net = FixedNet::<128, 2, 1, 0, 0, 0, 256, 512, 256, 0, 256>::with_precision(
-                "pair0_d128_o2_h256_kp",
-                trained.clone(),
-                simd,
-                precision,
-            )
-            .unwrap();
+            let net =
+                Default::with_precision("pair0_d128_o2_h256_kp", trained.clone(), simd, precision)
+                    .unwrap();
             let (v, p) = precision_errors(&net, &reference_trained, 4, 80);
             eprintln!("{simd} {precision} trained: value {v:.2e}, policy {p:.2e}");
             assert!(

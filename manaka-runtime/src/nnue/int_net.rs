@@ -105,25 +105,18 @@ impl<const D: usize, const IN: usize, const H: usize, const H2: usize, const HL:
     }
 
     fn check_dims(s: &Shape) -> Result<(), NnueError> {
-        // The constants against the one `Dims` of the shape (the macro derived them from it).
-        let dims = s.dims();
-        let checks = [
-            ("nnue", usize::from(s.nnue), 1),
-            ("D", D, dims.d),
-            ("IN", IN, dims.input),
-            ("H", H, dims.h),
-            ("H2", H2, dims.h2),
-            ("HL", HL, dims.hl),
-        ];
-        for (name, have, want) in checks {
-            if have != want {
-                return Err(NnueError::Dims {
-                    shape: s.to_string(),
-                    what: format!("{name} = {have}, expected {want}"),
-                });
-            }
-        }
-        Ok(())
+        // The constants against the one `Dims` of the shape (the macro derived them from it),
+        // compared where the float engines compare theirs (`Dims::check`).
+        let checked = if s.nnue {
+            s.dims()
+                .check(&[("D", D), ("IN", IN), ("H", H), ("H2", H2), ("HL", HL)])
+        } else {
+            Err("the integer engine needs an nnue shape".to_string())
+        };
+        checked.map_err(|what| NnueError::Dims {
+            shape: s.to_string(),
+            what,
+        })
     }
 
     fn from_ints(ints: &IntWeights, policy: Policy<HL>, simd: IntSimd) -> Self {
