@@ -11,9 +11,9 @@ use manaka::manaka_net;
 use manaka::runtime::compiled::{FixedNetError, Precision};
 use manaka::runtime::eval::EvaluatorFactory;
 use manaka::runtime::loader::NetworkLoader;
+use manaka::runtime::loader::{CompiledHook, IntegerHook};
 use manaka::runtime::network::{Network, NetworkFactory};
 use manaka::runtime::nnue::NnueError;
-use manaka::runtime::usi::CompiledHook;
 use manaka::runtime::weights::TensorSource;
 use std::sync::Arc;
 
@@ -120,7 +120,7 @@ int_engines! {
 
 /// The runtime's hook for `Backend integer`: the integer engine (best integer SIMD level of
 /// this CPU) of a compiled-in `nnue` shape, `None` for other shapes.
-pub fn integer_hook() -> Arc<CompiledHook> {
+pub fn integer_hook() -> Arc<IntegerHook> {
     Arc::new(|source: Arc<dyn TensorSource + Send + Sync>| {
         with_int_engine(source.as_ref(), IntSimd::detect(), FactoryVisitor)
             .map(|r| r.map_err(|e| e.to_string().into()))
@@ -138,15 +138,20 @@ impl EngineVisitor for FactoryVisitor {
 }
 
 /// The hook the loader uses to prefer a compiled engine for a weight file's shape (see
-/// `manaka_runtime::loader`).
+/// `manaka_runtime::loader`), at the SIMD level detected on this CPU and the precision the
+/// loader asks for.
 pub fn compiled_hook() -> Arc<CompiledHook> {
-    Arc::new(|source: Arc<dyn TensorSource + Send + Sync>| {
-        with_engine(source, FactoryVisitor).map(|r| r.map_err(|e| e.to_string().into()))
-    })
+    Arc::new(
+        |source: Arc<dyn TensorSource + Send + Sync>, precision: Precision| {
+            with_engine_precision(source, Simd::detect(), precision, FactoryVisitor)
+                .map(|r| r.map_err(|e| e.to_string().into()))
+        },
+    )
 }
 
 /// The network loader of this binary: its compiled-in shapes, and the integer engines of its
-/// `nnue` shapes. Every command that loads a network (`usi`, `eval`, `go`) goes through it.
+/// `nnue` shapes. Every command that loads a network (`usi`, `eval`, `go`) goes through it;
+/// `.with_precision(p)` sets the compiled engines' precision.
 pub fn loader() -> NetworkLoader {
     NetworkLoader::reference_only()
         .with_compiled(compiled_hook())

@@ -24,11 +24,13 @@
 //! weight file of the engine's shape the compiled engine; a file of any other shape (or a
 //! YaneuraOu nn.bin) the reference evaluator, slowly, as the description printed at
 //! `isready` says. `Backend integer` runs the integer engine of an `nnue` shape
-//! ([`App::load_integer`]). One difference remains: `Backend cuda` with no `EvalFile` uploads
+//! ([`App::load_integer`]). The `Precision` option runs the engine's hidden layers at that
+//! precision when `N` takes one ([`CompiledNetwork::from_source_at`]), as in `manaka usi`;
+//! otherwise an `info string` says what runs instead. One difference remains: `Backend cuda` with no `EvalFile` uploads
 //! the `manaka` binary's embedded default network, not the app's default weights (set
 //! `EvalFile` to run your weights on a GPU).
 
-use crate::compiled::FixedNetError;
+use crate::compiled::{FixedNetError, Precision};
 use crate::eval::{Evaluator, EvaluatorFactory};
 use crate::network::{Network, NetworkFactory};
 use crate::runs::selfplay::{self, GameSettings, Progress, SelfplayConfig};
@@ -39,6 +41,7 @@ use crate::train::{self, DataFormat, Dataset, Summary, TrainConfig};
 use crate::usi::eval_file::{self as usi_eval_file, DEFAULT_SHAPE, LoadedNetwork};
 use crate::usi::{self, Loader};
 use crate::weights::{TensorSource, WeightFile, init};
+use std::cell::Cell;
 use std::io::{self, BufRead, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -61,6 +64,13 @@ pub trait CompiledNetwork: Network + Sized {
     /// The engine on weights already in memory or mapped (refused if they are of another
     /// shape).
     fn from_source(source: Source) -> Result<Self, FixedNetError>;
+
+    /// The engine on `source` with its hidden layers' weights at `precision`
+    /// (docs/evaluator.md, "Precision"); `None` if this engine takes no such precision. The
+    /// default takes f32 only; an engine with low-precision copies overrides it.
+    fn from_source_at(source: Source, precision: Precision) -> Option<Result<Self, FixedNetError>> {
+        (precision == Precision::F32).then(|| Self::from_source(source))
+    }
 
     /// The engine on an MNW1 file, memory-mapped and verified.
     fn open(path: &Path) -> Result<Self, FixedNetError> {
@@ -158,73 +168,103 @@ impl<N: CompiledNetwork> App<N> {
     /// The network for a USI `EvalFile` value (see the [module docs](self)): an evaluator
     /// factory and a one-line description.
     pub fn load(&self, eval_file: &str) -> Result<LoadedNetwork, Error> {
-        let hook =
-            |source: Source| (source.shape().to_string() == N::SHAPE).then(|| factory::<N>(source));
-        if !matches!(eval_file.trim(), "" | "<empty>") {
-            return usi_eval_file::resolve_with(eval_file, &hook);
-        }
-        if let DefaultWeights::File(path) = &self.default {
+        self.load_at(eval_file, Precision::F32)
+    }
+
+    /// As [`App::load`], `N`'s hidden layers at `precision` if it takes it
+    /// ([`CompiledNetwork::from_source_at`]; never for `nnue` shapes): the network's
+    /// [`LoadedNetwork::precision`] is the one that runs, and
+    /// [`LoadedNetwork::precision_note`] says why when it is not `precision`.
+    pub fn load_at(&self, eval_file: &str, precision: Precision) -> Result<LoadedNetwork, Error> {
+        let applied = Cell::new(Precision::F32);
+        let hook = |source: Source| {
+            (source.shape().to_string() == N::SHAPE)
+                .then(|| factory_at::<N>(source, precision, &applied))
+        };
+        let mut network = if !matches!(eval_file.trim(), "" | "<empty>") {
+            usi_eval_file::resolve_with(eval_file, &hook)?
+        } else if let DefaultWeights::File(path) = &self.default {
             // Through the USI loader, so that a default file of another shape (the
             // reference evaluator) or an nn.bin runs as it would as EvalFile.
             let path = utf8(path)?;
             let mut network = usi_eval_file::resolve_with(path, &hook)?;
             network.description = format!("EvalFile not set: default {}", network.description);
-            return Ok(network);
-        }
-        let (source, origin) = self.default_source()?;
-        let factory = factory::<N>(source)?;
-        let description = format!("{origin}, {}", factory.name());
-        Ok(LoadedNetwork::new(factory, description, origin))
+            network
+        } else {
+            let (source, origin) = self.default_source()?;
+            let factory = factory_at::<N>(source, precision, &applied)?;
+            let description = format!("{origin}, {}", factory.name());
+            let mut network = LoadedNetwork::new(factory, description, origin);
+            network.shape = Some(N::SHAPE.to_string());
+            network
+        };
+        // Set only if `N` ran at the precision (not the reference evaluator, say).
+        network.precision = applied.get();
+        Ok(network)
     }
 
-    /// [`App::load`] as the USI engine's loader.
+    /// [`App::load_at`] as the USI engine's loader.
     pub fn loader(&self) -> Loader {
         let app = self.clone();
-        Box::new(move |eval_file| app.load(eval_file))
+        Box::new(move |eval_file, precision| app.load_at(eval_file, precision))
     }
 
     /// The network for an `EvalFile` value under `Backend integer`: the integer engine of
     /// `N` when its shape has one ([`CompiledNetwork::integer_factory`]) and the weights are
-    /// of that shape, else what [`App::load`] runs, the description saying why.
-    pub fn load_integer(&self, eval_file: &str) -> Result<LoadedNetwork, Error> {
+    /// of that shape, else what [`App::load_at`] runs at `precision`, the description saying
+    /// why.
+    pub fn load_integer(
+        &self,
+        eval_file: &str,
+        precision: Precision,
+    ) -> Result<LoadedNetwork, Error> {
         let integer = |source: Source| {
             (source.shape().to_string() == N::SHAPE)
                 .then(|| N::integer_factory(source))
                 .flatten()
         };
-        let float =
-            |source: Source| (source.shape().to_string() == N::SHAPE).then(|| factory::<N>(source));
-        if !matches!(eval_file.trim(), "" | "<empty>") {
-            return usi_eval_file::resolve_integer(eval_file, &integer, &float);
-        }
-        if let DefaultWeights::File(path) = &self.default {
+        let applied = Cell::new(Precision::F32);
+        let float = |source: Source| {
+            (source.shape().to_string() == N::SHAPE)
+                .then(|| factory_at::<N>(source, precision, &applied))
+        };
+        let mut network = if !matches!(eval_file.trim(), "" | "<empty>") {
+            usi_eval_file::resolve_integer(eval_file, &integer, &float)?
+        } else if let DefaultWeights::File(path) = &self.default {
             let path = utf8(path)?;
             let mut network = usi_eval_file::resolve_integer(path, &integer, &float)?;
             network.description = format!("EvalFile not set: default {}", network.description);
-            return Ok(network);
-        }
-        let (source, origin) = self.default_source()?;
-        let (factory, why) = match integer(source.clone()) {
-            Some(factory) => (factory?, String::new()),
-            None => (
-                factory::<N>(source)?,
-                format!(
-                    "Backend integer: shape {} has no integer engine (only nnue shapes have \
-                     one); running the float engine. ",
-                    N::SHAPE
+            network
+        } else {
+            let (source, origin) = self.default_source()?;
+            let (factory, why) = match integer(source.clone()) {
+                Some(factory) => (factory?, String::new()),
+                None => (
+                    factory_at::<N>(source, precision, &applied)?,
+                    format!(
+                        "Backend integer: shape {} has no integer engine (only nnue shapes have \
+                         one); running the float engine. ",
+                        N::SHAPE
+                    ),
                 ),
-            ),
+            };
+            let description = format!("{why}{origin}, {}", factory.name());
+            let mut network = LoadedNetwork::new(factory, description, origin);
+            network.shape = Some(N::SHAPE.to_string());
+            network
         };
-        let description = format!("{why}{origin}, {}", factory.name());
-        Ok(LoadedNetwork::new(factory, description, origin))
+        // Set only if the float engine ran at the precision.
+        network.precision = applied.get();
+        Ok(network)
     }
 
     /// The USI engine (options, position, search thread) on `output`, loading networks as
-    /// [`App::load`] and [`App::load_integer`] say.
+    /// [`App::load_at`] and [`App::load_integer`] say.
     pub fn usi_engine(&self, output: Box<dyn Write + Send>) -> usi::Engine {
         let app = self.clone();
-        usi::Engine::new(usi::Output::new(output), self.loader())
-            .with_integer_loader(Box::new(move |eval_file| app.load_integer(eval_file)))
+        usi::Engine::new(usi::Output::new(output), self.loader()).with_integer_loader(Box::new(
+            move |eval_file, precision| app.load_integer(eval_file, precision),
+        ))
     }
 
     /// The default weights and where they come from (for `info string`).
@@ -391,9 +431,30 @@ impl<N: CompiledNetwork> App<N> {
 }
 
 /// The evaluator factory over engine `N` on `source` (one evaluator per search thread, all
-/// reading the same weights).
-fn factory<N: CompiledNetwork>(source: Source) -> Result<Arc<dyn EvaluatorFactory>, Error> {
-    Ok(Arc::new(NetworkFactory(Arc::new(N::from_source(source)?))))
+/// reading the same weights), its hidden layers at `precision` when `N` takes it (never for
+/// an `nnue` shape: their precision is the integer engine's), else at f32; `applied` records
+/// the precision that runs.
+fn factory_at<N: CompiledNetwork>(
+    source: Source,
+    precision: Precision,
+    applied: &Cell<Precision>,
+) -> Result<Arc<dyn EvaluatorFactory>, Error> {
+    let at = if source.shape().nnue {
+        None
+    } else {
+        N::from_source_at(source.clone(), precision)
+    };
+    let engine = match at {
+        Some(engine) => {
+            applied.set(precision);
+            engine?
+        }
+        None => {
+            applied.set(Precision::F32);
+            N::from_source(source)?
+        }
+    };
+    Ok(Arc::new(NetworkFactory(Arc::new(engine))))
 }
 
 /// `path` as the text of an `EvalFile` value.

@@ -2,7 +2,7 @@
 
 use crate::engines;
 use anyhow::{Context, Result, anyhow};
-use manaka::runtime::loader::{self, Backend, LoadError, Weights};
+use manaka::runtime::loader::{self, Backend, LoadError, Precision, Weights};
 use manaka::runtime::shogi::Position;
 use std::path::PathBuf;
 
@@ -32,10 +32,17 @@ pub struct Args {
     /// Which evaluator computes the result.
     #[arg(long, default_value = "auto", value_parser = backend_parser(&BACKENDS))]
     backend: Backend,
+    /// Number format of the compiled engine's hidden-layer weights (W1, W2), as the USI
+    /// option `Precision`: f32 (the file's), bf16 or int8 (per-row scales), copies made at
+    /// load. Only compiled engines of float shapes take one (docs/evaluator.md, "Precision"
+    /// gives each one's tested error bound).
+    #[arg(long, default_value = "f32", value_parser = precision_parser())]
+    precision: Precision,
     /// Show only the N most likely moves (default: all).
     #[arg(long)]
     top: Option<usize>,
-    /// Print one JSON object: {"value_logit", "win_prob", "cp", "policy": [{usi, label, logit, prob}]}.
+    /// Print one JSON object: {"shape", "backend", "precision", "sfen", "value_logit",
+    /// "win_prob", "cp", "policy": [{usi, label, logit, prob}]}.
     #[arg(long)]
     json: bool,
 }
@@ -62,6 +69,37 @@ pub(crate) fn backend_parser(
     .try_map(|s| s.parse::<Backend>())
 }
 
+/// A `--precision` argument: f32, bf16 or int8 (`manaka go` and `selfplay` take it too).
+pub(crate) fn precision_parser() -> impl clap::builder::TypedValueParser<Value = Precision> {
+    use clap::builder::{PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(Precision::ALL.map(|p| p.name())).try_map(|s| s.parse::<Precision>())
+}
+
+/// The network for `weights` on `backend` at `precision`: refused when the backend asked for
+/// cannot take the precision (the reference and integer evaluators), and a note on stderr
+/// when the weights' evaluator cannot (a shape not compiled in, an `nnue` shape, the material
+/// evaluator).
+pub(crate) fn load_at(
+    weights: &Weights,
+    backend: Backend,
+    precision: Precision,
+) -> Result<loader::LoadedNetwork> {
+    if precision != Precision::F32 && matches!(backend, Backend::Reference | Backend::Integer) {
+        return Err(anyhow!(
+            "--precision {precision} applies to the compiled engines of float shapes, not to \
+             the {backend} backend; drop --precision or use --backend auto or compiled"
+        ));
+    }
+    let net = engines::loader()
+        .with_precision(precision)
+        .load(weights, backend)
+        .map_err(refusal)?;
+    if let Some(note) = net.precision_note(precision) {
+        eprintln!("note: {note}");
+    }
+    Ok(net)
+}
+
 /// The loader's refusal, with what to do next on this command line.
 fn refusal(e: LoadError) -> anyhow::Error {
     match e {
@@ -78,9 +116,7 @@ fn refusal(e: LoadError) -> anyhow::Error {
 
 pub fn run(args: Args) -> Result<()> {
     let weights = Weights::from_path(args.weights.as_deref());
-    let net = engines::loader()
-        .load(&weights, args.backend)
-        .map_err(refusal)?;
+    let net = load_at(&weights, args.backend, args.precision)?;
     let start =
         Position::from_sfen(&args.sfen).with_context(|| format!("bad --sfen '{}'", args.sfen))?;
     // Check every move before any engine work, so a bad move is reported the same way
@@ -112,6 +148,7 @@ pub fn run(args: Args) -> Result<()> {
         let v = serde_json::json!({
             "shape": shape,
             "backend": backend,
+            "precision": net.precision.name(),
             "sfen": sfen,
             "value_logit": value,
             "win_prob": prob,
@@ -122,6 +159,7 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         println!("shape      {shape}");
         println!("backend    {backend}");
+        println!("precision  {}", net.precision);
         println!("sfen       {sfen}");
         println!("value      logit {value:.6}  win_prob {prob:.4}  cp {cp}");
         println!("policy     {legal} legal moves");

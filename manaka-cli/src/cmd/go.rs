@@ -1,7 +1,7 @@
 //! `manaka go`: one Gumbel search from the command line.
 
 use anyhow::{Result, anyhow};
-use manaka_runtime::loader::{Backend, LoadError, Weights};
+use manaka_runtime::loader::{Backend, LoadError, Precision, Weights};
 use manaka_runtime::search::{
     GumbelSearch, Outcome, Proof, RootNoise, SearchConfig, SearchControl, SearchLimits,
     SearchResult,
@@ -26,6 +26,10 @@ pub struct Args {
     /// network without it.
     #[arg(long, value_name = "FILE")]
     weights: Option<String>,
+    /// Number format of the compiled engine's hidden-layer weights: f32, bf16 or int8 (as
+    /// `manaka eval --precision`; docs/evaluator.md, "Precision").
+    #[arg(long, default_value = "f32", value_parser = super::eval::precision_parser())]
+    precision: Precision,
     /// Moves Sequential Halving starts with.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=600))]
     max_considered: u32,
@@ -68,12 +72,16 @@ pub fn run(args: Args) -> Result<()> {
     let position = super::position_from(&args.sfen, &args.moves)?;
     let weights = args.weights.clone().unwrap_or_default();
     let net = crate::engines::loader()
+        .with_precision(args.precision)
         .load(&Weights::parse(&weights), Backend::Auto)
         .map_err(|e| match e {
             // These name the file already.
             LoadError::Mnw1 { .. } | LoadError::NnBin { .. } => anyhow::Error::from(e),
             e => anyhow::Error::from(e).context(format!("cannot load --weights '{weights}'")),
         })?;
+    if let Some(note) = net.precision_note(args.precision) {
+        eprintln!("note: {note}");
+    }
     let mut evaluators: Vec<_> = (0..args.threads).map(|_| net.factory.create()).collect();
     let config = SearchConfig {
         max_considered: args.max_considered,

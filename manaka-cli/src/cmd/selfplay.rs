@@ -4,7 +4,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use manaka_cli::engines;
 use manaka_runtime::data::sources::{SourceFormat, read_positions};
 use manaka_runtime::eval::EvaluatorFactory;
-use manaka_runtime::loader::{Backend, Weights};
+use manaka_runtime::loader::{Backend, Precision, Weights};
 use manaka_runtime::runs::selfplay::{
     self, GameSettings, Openings, Progress, Resign, SelfplayConfig, Shard,
 };
@@ -82,6 +82,10 @@ pub struct Args {
     /// (auto), only that (compiled), or the shape-generic reference evaluator (reference).
     #[arg(long, default_value = "auto", value_parser = super::eval::backend_parser(&BACKENDS))]
     backend: Backend,
+    /// Number format of the compiled engine's hidden-layer weights: f32, bf16 or int8 (as
+    /// `manaka eval --precision`); any but f32 is named in the run's manifest.
+    #[arg(long, default_value = "f32", value_parser = super::eval::precision_parser())]
+    precision: Precision,
     /// Opening positions, one per line (SFEN, `startpos`, `sfen …`, `position … moves …`);
     /// game i starts from line i mod n. Default: the start position.
     #[arg(long, value_name = "FILE")]
@@ -112,14 +116,34 @@ const BACKENDS: [Backend; 3] = [Backend::Auto, Backend::Compiled, Backend::Refer
 
 /// The evaluator factory and the network's identity for the run's manifest (shape and
 /// weights checksum, or `builtin:material`).
-fn load(weights: &str, backend: Backend) -> Result<(Arc<dyn EvaluatorFactory>, String)> {
+fn load(
+    weights: &str,
+    backend: Backend,
+    precision: Precision,
+) -> Result<(Arc<dyn EvaluatorFactory>, String)> {
+    if precision != Precision::F32 && backend == Backend::Reference {
+        return Err(anyhow!(
+            "--precision {precision} applies to the compiled engines of float shapes, not to \
+             the reference backend; drop --precision or use --backend auto or compiled"
+        ));
+    }
     let net = engines::loader()
+        .with_precision(precision)
         .load(&Weights::parse(weights), backend)
         .map_err(|e| anyhow!("--weights: {e}"))?;
     if backend == Backend::Auto && net.reference.is_some() {
         eprintln!("note: {}", net.description);
     }
-    Ok((net.factory, net.identity))
+    if let Some(note) = net.precision_note(precision) {
+        eprintln!("note: {note}");
+    }
+    // Games played at another precision are another network's games: a run resumed at a
+    // different precision is refused by its manifest.
+    let identity = match net.precision {
+        Precision::F32 => net.identity,
+        p => format!("{} precision {p}", net.identity),
+    };
+    Ok((net.factory, identity))
 }
 
 fn line(p: &Progress) -> String {
@@ -192,7 +216,7 @@ pub fn run(args: Args) -> Result<()> {
         }
         Some(p) => bail!("--resign-below is a win probability in (0, 0.5), e.g. 0.03, not {p}"),
     };
-    let (factory, network) = load(&args.weights, args.backend)?;
+    let (factory, network) = load(&args.weights, args.backend, args.precision)?;
     let config = SelfplayConfig {
         games: args.games,
         settings: GameSettings {

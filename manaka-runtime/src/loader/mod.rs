@@ -12,8 +12,15 @@
 //!
 //! The runtime cannot know which shapes a binary compiled in (each is a `manaka_net!`
 //! expansion in the binary's own crate), so the binary hands the loader a [`CompiledHook`]
-//! (and one for the integer engines of `nnue` shapes); a loader without hooks runs every
-//! shape on the reference evaluator, which runs any valid shape, slowly.
+//! (and an [`IntegerHook`] for the integer engines of `nnue` shapes); a loader without hooks
+//! runs every shape on the reference evaluator, which runs any valid shape, slowly.
+//!
+//! A loader has a [`Precision`] ([`NetworkLoader::with_precision`]: the USI option
+//! `Precision`, `manaka eval --precision`): the number format of the hidden layers' weights
+//! of a compiled engine (docs/evaluator.md, "Precision"). It applies to the compiled CPU
+//! engines of float shapes only; every other evaluator runs as it always does, and
+//! [`LoadedNetwork::precision_note`] says so — a precision asked for is never silently
+//! dropped.
 //!
 //! [`NetworkLoader::load`] is strict: the backend asked for, or an error saying why not
 //! ([`LoadError`]). [`NetworkLoader::load_or_fallback`] is the USI engine's policy: a backend
@@ -27,10 +34,12 @@ mod line;
 
 pub use line::{LineEvaluation, MoveScore, evaluate_line};
 
+pub use crate::compiled::Precision;
 use crate::eval::{Evaluator, EvaluatorFactory, FnFactory, MaterialEvaluator};
 use crate::nnue;
 use crate::reference::{ReferenceError, ReferenceEvaluator, ReferenceNet};
 use crate::weights::{TensorSource, WeightFile, WeightsError};
+use std::cell::Cell;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -43,12 +52,25 @@ pub type Source = Arc<dyn TensorSource + Send + Sync>;
 pub type EngineError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Builds a compiled engine's evaluator factory for weights whose shape the binary has
-/// compiled in; `None` for any other shape.
-pub type CompiledHook =
+/// compiled in, its hidden layers at the [`Precision`] given; `None` for any other shape.
+/// The loader asks for [`Precision::F32`] on `nnue` shapes (their precision is the integer
+/// engine's).
+pub type CompiledHook = dyn Fn(Source, Precision) -> Option<Result<Arc<dyn EvaluatorFactory>, EngineError>>
+    + Send
+    + Sync;
+
+/// Builds the integer engine's evaluator factory (`Backend integer`) of a compiled-in `nnue`
+/// shape; `None` for any other shape.
+pub type IntegerHook =
     dyn Fn(Source) -> Option<Result<Arc<dyn EvaluatorFactory>, EngineError>> + Send + Sync;
 
-/// A [`CompiledHook`] borrowed for one load (it may borrow local state).
+/// An engine builder for one load, its precision (if any) already chosen (it may borrow
+/// local state).
 pub type Hook<'a> = dyn Fn(Source) -> Option<Result<Arc<dyn EvaluatorFactory>, EngineError>> + 'a;
+
+/// What a hook answers: the engine's factory, why it could not be built, or `None` (no
+/// engine for the shape).
+type Built = Option<Result<Arc<dyn EvaluatorFactory>, EngineError>>;
 
 /// The weights argument selecting the built-in material evaluator (tests, baselines).
 pub const BUILTIN_MATERIAL: &str = "builtin:material";
@@ -209,6 +231,9 @@ pub struct LoadedNetwork {
     /// The reference network when the reference evaluator runs: [`evaluate_line`] reports its
     /// exact f64 logits rather than the f32 ones evaluators hand the search.
     pub reference: Option<ReferenceNet>,
+    /// The precision of the hidden layers' weights in use: [`Precision::F32`] for every
+    /// evaluator but a compiled engine of a float shape loaded at another precision.
+    pub precision: Precision,
 }
 
 impl LoadedNetwork {
@@ -224,7 +249,36 @@ impl LoadedNetwork {
             identity,
             shape: None,
             reference: None,
+            precision: Precision::F32,
         }
+    }
+
+    /// Why `requested` is not the precision in use, as one sentence for `info string` and
+    /// CLI notes; `None` when it is. Only compiled CPU engines of float shapes take a
+    /// precision (docs/evaluator.md, "Precision").
+    pub fn precision_note(&self, requested: Precision) -> Option<String> {
+        if requested == self.precision {
+            return None;
+        }
+        let nnue = self
+            .shape
+            .as_deref()
+            .and_then(|s| manaka_shapes::Shape::parse(s).ok())
+            .is_some_and(|s| s.nnue);
+        let why = match (&self.shape, &self.reference) {
+            (None, _) => "the material evaluator has no weights".to_string(),
+            (Some(_), Some(_)) => "the reference evaluator computes in f64".to_string(),
+            (Some(shape), None) if nnue => format!(
+                "shape {shape} is an nnue shape (its weights are clamped to the integer \
+                 engine's ranges; Backend integer runs them in integers)"
+            ),
+            (Some(_), None) => format!("{} does not take one", self.factory.name()),
+        };
+        Some(format!(
+            "Precision {requested} not applied: {why}; running {} (Precision applies to the \
+             compiled CPU engines of float shapes)",
+            self.precision
+        ))
     }
 }
 
@@ -264,11 +318,13 @@ pub enum LoadError {
     CudaUnavailable(String),
 }
 
-/// The loader of one binary: the compiled engines it has, if any.
+/// The loader of one binary: the compiled engines it has, if any, and the precision their
+/// hidden layers run at.
 #[derive(Clone, Default)]
 pub struct NetworkLoader {
     compiled: Option<Arc<CompiledHook>>,
-    integer: Option<Arc<CompiledHook>>,
+    integer: Option<Arc<IntegerHook>>,
+    precision: Precision,
 }
 
 impl NetworkLoader {
@@ -285,9 +341,55 @@ impl NetworkLoader {
     }
 
     /// Runs [`Backend::Integer`] on the integer engines `hook` builds.
-    pub fn with_integer(mut self, hook: Arc<CompiledHook>) -> NetworkLoader {
+    pub fn with_integer(mut self, hook: Arc<IntegerHook>) -> NetworkLoader {
         self.integer = Some(hook);
         self
+    }
+
+    /// Builds compiled engines of float shapes with their hidden layers at `precision`
+    /// (default [`Precision::F32`]). Other evaluators are unchanged:
+    /// [`LoadedNetwork::precision_note`] says so.
+    pub fn with_precision(mut self, precision: Precision) -> NetworkLoader {
+        self.precision = precision;
+        self
+    }
+
+    /// The precision compiled engines of float shapes are built at.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// The compiled hook at this loader's precision for one load (`None` without a hook):
+    /// `nnue` shapes are asked for f32, and `applied` records the precision of an engine the
+    /// hook built.
+    fn compiled_at<'a>(&'a self, applied: &'a Cell<Precision>) -> impl Fn(Source) -> Built + 'a {
+        move |source: Source| {
+            let hook = self.compiled.as_ref()?;
+            let precision = if source.shape().nnue {
+                Precision::F32
+            } else {
+                self.precision
+            };
+            let built = hook(source, precision);
+            if built.is_some() {
+                applied.set(precision);
+            }
+            built
+        }
+    }
+
+    /// [`load_cpu`] with the compiled hook at this loader's precision, the network's
+    /// [`LoadedNetwork::precision`] set to the one its engine runs.
+    fn load_compiled(
+        &self,
+        weights: &Weights,
+        backend: Backend,
+    ) -> Result<LoadedNetwork, LoadError> {
+        let applied = Cell::new(Precision::F32);
+        let mut network = load_cpu(weights, backend, &self.compiled_at(&applied))?;
+        // Set only if the hook built the engine that runs.
+        network.precision = applied.get();
+        Ok(network)
     }
 
     /// The network for `weights` on `backend`, or why that backend cannot run it. The
@@ -304,10 +406,7 @@ impl NetworkLoader {
                 None => load_cpu(weights, Backend::Integer, &|_| None),
             },
             Backend::Reference => load_cpu(weights, Backend::Reference, &|_| None),
-            Backend::Auto | Backend::Compiled => match &self.compiled {
-                Some(hook) => load_cpu(weights, backend, hook.as_ref()),
-                None => load_cpu(weights, backend, &|_| None),
-            },
+            Backend::Auto | Backend::Compiled => self.load_compiled(weights, backend),
         }
     }
 
@@ -323,11 +422,17 @@ impl NetworkLoader {
         match backend {
             Backend::Auto | Backend::Compiled | Backend::Reference => self.load(weights, backend),
             Backend::Integer => {
-                let float = |source: Source| self.compiled.as_ref().and_then(|h| h(source));
+                let applied = Cell::new(Precision::F32);
+                let float = self.compiled_at(&applied);
                 match &self.integer {
-                    Some(integer) => resolve_integer(weights, integer.as_ref(), &float),
+                    Some(integer) => {
+                        let mut network = resolve_integer(weights, integer.as_ref(), &float)?;
+                        // Set only if the float engine ran (a shape without an integer one).
+                        network.precision = applied.get();
+                        Ok(network)
+                    }
                     None => {
-                        let mut network = load_cpu(weights, Backend::Auto, &float)?;
+                        let mut network = self.load_compiled(weights, Backend::Auto)?;
                         network.description = format!(
                             "Backend integer unavailable: this engine has no integer engines; \
                              running the float engine. {}",
@@ -367,6 +472,7 @@ pub fn load_cpu(
             identity: w.identity,
             shape: Some(shape),
             reference: None,
+            precision: Precision::F32,
         });
     }
     match backend {
@@ -397,6 +503,7 @@ pub fn load_cpu(
         identity: w.identity,
         shape: Some(shape),
         reference: Some(net),
+        precision: Precision::F32,
     })
 }
 
@@ -471,6 +578,7 @@ pub fn cuda_network(
         identity: w.identity,
         shape: Some(shape),
         reference: None,
+        precision: Precision::F32,
     })
 }
 
@@ -578,6 +686,7 @@ fn material() -> LoadedNetwork {
         identity: BUILTIN_MATERIAL.to_string(),
         shape: None,
         reference: None,
+        precision: Precision::F32,
     }
 }
 
@@ -657,6 +766,72 @@ mod tests {
         assert!(e.to_string().contains("/no/such/net.mnw"), "{e}");
     }
 
+    /// The loader's precision reaches the compiled hook for float shapes and f32 for `nnue`
+    /// shapes; the network says which precision runs, and the note says why when it is not
+    /// the one asked for (the reference evaluator, an `nnue` shape, the material evaluator).
+    #[test]
+    fn precision_reaches_the_hook_for_float_shapes_only() {
+        let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = asked.clone();
+        let hook: Arc<CompiledHook> = Arc::new(move |source: Source, precision| {
+            seen.lock()
+                .unwrap()
+                .push((source.shape().to_string(), precision));
+            let net = ReferenceNet::new(source).ok()?;
+            let f: Arc<dyn EvaluatorFactory> = Arc::new(FnFactory::new("stand-in", move || {
+                Box::new(ReferenceEvaluator::new(net.clone())) as Box<dyn Evaluator>
+            }));
+            Some(Ok(f))
+        });
+        let int8 = Precision::Int8;
+        let loader = NetworkLoader::reference_only()
+            .with_compiled(hook)
+            .with_precision(int8);
+        assert_eq!(loader.precision(), int8);
+        let (_dir, path, _) = weight_file(TINY, 5);
+        let float = Weights::File(path);
+        let n = loader.load(&float, Backend::Auto).unwrap();
+        assert_eq!((n.precision, n.precision_note(int8)), (int8, None));
+        // Backend integer without integer engines runs the float engine, at the precision.
+        let n = loader.load_or_fallback(&float, Backend::Integer).unwrap();
+        assert_eq!(n.precision, int8);
+        let nnue_shape = "pair0_d16_o1_h8_halfkp_nnue";
+        let (_nnue_dir, nnue_path, _) = weight_file(nnue_shape, 6);
+        let n = loader
+            .load(&Weights::File(nnue_path), Backend::Auto)
+            .unwrap();
+        assert_eq!(n.precision, Precision::F32);
+        let note = n.precision_note(int8).unwrap();
+        assert!(
+            note.starts_with(
+                "Precision int8 not applied: shape pair0_d16_o1_h8_halfkp_nnue is an nnue shape"
+            ),
+            "{note}"
+        );
+        assert!(note.contains("running f32"), "{note}");
+        assert_eq!(
+            *asked.lock().unwrap(),
+            [
+                (TINY.to_string(), int8),
+                (TINY.to_string(), int8),
+                (nnue_shape.to_string(), Precision::F32)
+            ]
+        );
+        let n = loader.load(&float, Backend::Reference).unwrap();
+        let note = n.precision_note(Precision::Bf16).unwrap();
+        assert!(
+            note.contains("the reference evaluator computes in f64"),
+            "{note}"
+        );
+        let n = loader.load(&Weights::Material, Backend::Auto).unwrap();
+        let note = n.precision_note(int8).unwrap();
+        assert!(
+            note.contains("the material evaluator has no weights"),
+            "{note}"
+        );
+        assert_eq!(n.precision_note(Precision::F32), None);
+    }
+
     /// A hook is asked for the file's shape, and what it builds runs (here the reference
     /// evaluator under another name, standing in for a compiled engine); a failing hook is
     /// the load's error.
@@ -664,7 +839,7 @@ mod tests {
     fn a_compiled_hook_is_preferred_and_its_failure_reported() {
         let (_dir, path, _) = weight_file(TINY, 4);
         let weights = Weights::File(path);
-        let hook: Arc<CompiledHook> = Arc::new(|source: Source| {
+        let hook: Arc<CompiledHook> = Arc::new(|source: Source, _| {
             let net = ReferenceNet::new(source).ok()?;
             let f: Arc<dyn EvaluatorFactory> = Arc::new(FnFactory::new("stand-in", move || {
                 Box::new(ReferenceEvaluator::new(net.clone())) as Box<dyn Evaluator>
@@ -684,7 +859,7 @@ mod tests {
                 .reference
                 .is_some()
         );
-        let failing: Arc<CompiledHook> = Arc::new(|_| Some(Err("no memory".into())));
+        let failing: Arc<CompiledHook> = Arc::new(|_, _| Some(Err("no memory".into())));
         let e = NetworkLoader::reference_only()
             .with_compiled(failing)
             .load(&weights, Backend::Auto)

@@ -15,7 +15,7 @@ use super::job::{Finished, SearchJob, Shared, Worker};
 use super::options::{Backend, EngineOptions};
 use super::plan;
 use crate::eval::{Evaluator, MaterialEvaluator};
-use crate::loader::{NetworkLoader, Weights};
+use crate::loader::{NetworkLoader, Precision, Weights};
 use crate::mate::{MateLimits, MateOutcome, MateSolver};
 use crate::search::{GumbelSearch, SearchLimits};
 use crate::shogi::Position;
@@ -24,8 +24,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Loads the network for an `EvalFile` value (see [`eval_file::resolve`]).
-pub type Loader = Box<dyn Fn(&str) -> Result<LoadedNetwork, LoadError> + Send>;
+/// Loads the network for an `EvalFile` value (see [`eval_file::resolve`]), compiled engines
+/// of float shapes at the `Precision` option's precision (a loader that cannot apply it
+/// returns a network whose [`LoadedNetwork::precision`] says what runs instead).
+pub type Loader = Box<dyn Fn(&str, Precision) -> Result<LoadedNetwork, LoadError> + Send>;
 
 struct Running {
     handle: JoinHandle<Finished>,
@@ -39,6 +41,9 @@ struct Net {
     network: Result<LoadedNetwork, String>,
     eval_file: String,
     backend: Backend,
+    /// The `Precision` option the network was loaded for (not necessarily the one in use:
+    /// see [`LoadedNetwork::precision_note`]).
+    precision: Precision,
     threads: usize,
 }
 
@@ -244,25 +249,35 @@ impl Engine {
         self.position = Err(why);
     }
 
-    /// Loads the network if `EvalFile`, `Backend` or `Threads` changed (or nothing is loaded
-    /// yet, or `retry` and the last load failed) and makes sure an evaluator and a search
-    /// exist. `Err` says why there is no network: a file that fails to load never becomes
-    /// another network.
+    /// Loads the network if `EvalFile`, `Backend`, `Precision` or `Threads` changed (or
+    /// nothing is loaded yet, or `retry` and the last load failed) and makes sure an
+    /// evaluator and a search exist. `Err` says why there is no network: a file that fails
+    /// to load never becomes another network. A `Precision` the network cannot take is said
+    /// in an `info string` (docs/usi.md, `Precision`).
     fn ensure_network(&mut self, retry: bool) -> Result<(), String> {
         let eval_file = self.options.eval_file.clone();
         let backend = self.options.backend;
+        let precision = self.options.precision;
         let threads = self.options.threads;
         let fresh = self.net.as_ref().is_none_or(|n| {
-            n.eval_file != eval_file || n.backend != backend || retry && n.network.is_err()
+            n.eval_file != eval_file
+                || n.backend != backend
+                || n.precision != precision
+                || retry && n.network.is_err()
         });
         if fresh {
             let loaded = match (&self.integer, backend) {
-                (Some(integer), Backend::Integer) => integer(&eval_file),
-                _ => eval_file::resolve_backend(&eval_file, backend, &*self.loader),
+                (Some(integer), Backend::Integer) => integer(&eval_file, precision),
+                _ => eval_file::resolve_backend(&eval_file, backend, &|f| {
+                    (self.loader)(f, precision)
+                }),
             };
             let network = match loaded {
                 Ok(n) => {
                     self.out.info_string(&n.description);
+                    if let Some(note) = n.precision_note(precision) {
+                        self.out.info_string(&note);
+                    }
                     Ok(n)
                 }
                 Err(e) if eval_file.trim().is_empty() || eval_file == "<empty>" => Err(format!(
@@ -276,6 +291,7 @@ impl Engine {
                 network,
                 eval_file,
                 backend,
+                precision,
                 threads: 0,
             });
         }
@@ -545,10 +561,13 @@ pub fn game_position(sfen: &str, moves: &[String]) -> Result<Position, String> {
 }
 
 /// A loader over the runtime's [`NetworkLoader`] for `backend`, with its fallback policy
-/// ([`NetworkLoader::load_or_fallback`]): `manaka usi` passes one for [`Backend::Auto`] and
-/// one for [`Backend::Integer`].
+/// ([`NetworkLoader::load_or_fallback`]), at the precision each load asks for: `manaka usi`
+/// passes one for [`Backend::Auto`] and one for [`Backend::Integer`].
 pub fn network_loader(loader: NetworkLoader, backend: Backend) -> Loader {
-    Box::new(move |eval_file| Ok(loader.load_or_fallback(&Weights::parse(eval_file), backend)?))
+    Box::new(move |eval_file, precision| {
+        let loader = loader.clone().with_precision(precision);
+        Ok(loader.load_or_fallback(&Weights::parse(eval_file), backend)?)
+    })
 }
 
 /// The default loader: the reference evaluator for every shape ([`eval_file::resolve`]).
@@ -567,7 +586,7 @@ pub fn loader_with(compiled: Arc<eval_file::CompiledHook>) -> Loader {
 /// The `Backend integer` loader: `integer`'s engines, and `compiled`'s for shapes without one
 /// ([`eval_file::resolve_integer`]).
 pub fn integer_loader_with(
-    integer: Arc<eval_file::CompiledHook>,
+    integer: Arc<eval_file::IntegerHook>,
     compiled: Arc<eval_file::CompiledHook>,
 ) -> Loader {
     let loader = NetworkLoader::reference_only()

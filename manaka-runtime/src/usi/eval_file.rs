@@ -8,8 +8,8 @@
 
 use crate::loader::{self, Backend};
 pub use crate::loader::{
-    BUILTIN_MATERIAL, CompiledHook, DEFAULT_SHAPE, Hook, LoadedNetwork, Weights, default_weights,
-    is_nn_bin,
+    BUILTIN_MATERIAL, CompiledHook, DEFAULT_SHAPE, Hook, IntegerHook, LoadedNetwork, Precision,
+    Weights, default_weights, is_nn_bin,
 };
 use std::path::Path;
 

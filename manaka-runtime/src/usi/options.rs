@@ -9,7 +9,7 @@ use crate::shogi::{Color, EnteringKingRule};
 /// The most `MultiPV` lines (more than any position's legal moves, 593).
 pub const MAX_MULTIPV: usize = 600;
 
-pub use crate::loader::Backend;
+pub use crate::loader::{Backend, Precision};
 
 /// The `Backend` option's spelling of a backend: `cpu` is [`Backend::Auto`] (the compiled CPU
 /// engine, or the reference evaluator for other shapes; docs/usi.md, docs/gpu.md).
@@ -26,6 +26,9 @@ pub struct EngineOptions {
     /// Weight file, `builtin:material`, or empty for the embedded default network.
     pub eval_file: String,
     pub backend: Backend,
+    /// `Precision`: the number format of a compiled engine's hidden-layer weights (f32, bf16,
+    /// int8; docs/evaluator.md, "Precision"). Changing it reloads the network.
+    pub precision: Precision,
     /// Simulation budget per move; 0 = as many as the clock allows.
     pub simulations: u32,
     pub max_considered: u32,
@@ -85,6 +88,7 @@ impl Default for EngineOptions {
         EngineOptions {
             eval_file: String::new(),
             backend: Backend::Auto,
+            precision: Precision::F32,
             simulations: 0,
             max_considered: 16,
             batch_size: 1,
@@ -136,6 +140,11 @@ impl EngineOptions {
             format!(
                 "option name Backend type combo default {} var cpu var cuda var integer",
                 usi_backend_name(d.backend)
+            ),
+            format!(
+                "option name Precision type combo default {}{}",
+                d.precision,
+                Precision::ALL.map(|p| format!(" var {p}")).concat()
             ),
             format!(
                 "option name Simulations type spin default {} min 0 max 100000000",
@@ -262,6 +271,11 @@ impl EngineOptions {
                     v if v.eq_ignore_ascii_case("integer") => Backend::Integer,
                     _ => return Err(OptionError::bad(name, value, "cpu, cuda or integer")),
                 }
+            }
+            "precision" => {
+                self.precision = value
+                    .parse()
+                    .map_err(|_| OptionError::bad(name, value, "f32, bf16 or int8"))?
             }
             "simulations" => self.simulations = spin(name, value, 0, 100_000_000)? as u32,
             "maxconsidered" => self.max_considered = spin(name, value, 1, 600)? as u32,
@@ -519,6 +533,12 @@ mod tests {
         let long = "9".repeat(100_000);
         let e = o.set("Threads", &long).unwrap_err().to_string();
         assert!(e.len() < 200 && e.contains("9999..."), "{e}");
+        assert_eq!(
+            o.set("Precision", "int4").unwrap_err().to_string(),
+            "Precision must be f32, bf16 or int8, not 'int4'"
+        );
+        o.set("precision", "INT8").unwrap();
+        assert_eq!(o.precision, Precision::Int8);
         o.set("Backend", "integer").unwrap();
         assert_eq!(o.backend, Backend::Integer);
         o.set("backend", "CUDA").unwrap();

@@ -126,7 +126,7 @@ fn handshake_announces_options() {
 fn weights_load_at_isready_not_at_start() {
     let loads = std::sync::Arc::new(AtomicUsize::new(0));
     let counter = loads.clone();
-    let loader: Loader = Box::new(move |_| {
+    let loader: Loader = Box::new(move |_, _| {
         counter.fetch_add(1, Ordering::SeqCst);
         Ok(LoadedNetwork::new(
             MaterialEvaluator::factory(),
@@ -403,7 +403,7 @@ fn a_failing_evaluator_still_gets_a_legal_answer() {
     }
     let loads = std::sync::Arc::new(AtomicUsize::new(0));
     let counter = loads.clone();
-    let loader: Loader = Box::new(move |_| {
+    let loader: Loader = Box::new(move |_, _| {
         counter.fetch_add(1, Ordering::SeqCst);
         let factory = FnFactory::new("broken", || Box::new(Broken) as Box<dyn Evaluator>);
         Ok(LoadedNetwork::new(
@@ -1217,7 +1217,7 @@ fn unusable_evaluations_are_reported_not_silent() {
             }));
         }
     }
-    let loader: Loader = Box::new(|_| {
+    let loader: Loader = Box::new(|_, _| {
         let factory = FnFactory::new("nan", || Box::new(Nan) as Box<dyn Evaluator>);
         Ok(LoadedNetwork::new(
             std::sync::Arc::new(factory),
