@@ -251,6 +251,34 @@ impl Log {
 pub fn run(args: Args) -> Result<()> {
     let shape =
         Shape::parse(&args.shape).with_context(|| format!("bad --shape '{}'", args.shape))?;
+    let config = config(&args, shape.clone())?;
+    // Refuse bad settings and a clobbered --out before minutes of loading.
+    config.preflight().context("cannot train")?;
+    let train_data = load(&args.data, args.format, args.eval_scale, "training")?;
+    let val_data = if args.val.is_empty() {
+        None
+    } else {
+        Some(load(&args.val, args.format, args.eval_scale, "validation")?)
+    };
+    let mut log = Log::open(args.log.as_deref())?;
+    if args.resume
+        && let Some(s) = args.seed
+    {
+        eprintln!(
+            "note: a resumed run keeps the seed it started with; --seed {s} only matters for new runs"
+        );
+    }
+    let summary = train::train(&config, &train_data, val_data.as_ref(), &mut |event| {
+        show(&args, &shape, &mut log, event)
+    })
+    .context("training failed")?;
+    print_summary(&args, &shape, &summary);
+    Ok(())
+}
+
+/// The trainer's settings from the flags (checked by `TrainConfig::preflight`, beside the
+/// ones only the CLI has).
+fn config(args: &Args, shape: Shape) -> Result<TrainConfig> {
     let threads = args.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |t| t as usize,
@@ -278,17 +306,12 @@ pub fn run(args: Args) -> Result<()> {
     {
         bail!("--eval-scale {s} must be a positive number");
     }
-    // Refuse bad settings and a clobbered --out before minutes of loading.
-    config.preflight().context("cannot train")?;
-    let train_data = load(&args.data, args.format, args.eval_scale, "training")?;
-    let val_data = if args.val.is_empty() {
-        None
-    } else {
-        Some(load(&args.val, args.format, args.eval_scale, "validation")?)
-    };
-    let mut log = Log::open(args.log.as_deref())?;
-    let seed_given = args.seed;
-    let mut observer = |event: Event<'_>| match event {
+    Ok(config)
+}
+
+/// One event of the run: a line on stderr and, with --log, a JSON line.
+fn show(args: &Args, shape: &Shape, log: &mut Log, event: Event<'_>) {
+    match event {
         Event::Started {
             resumed,
             step,
@@ -351,19 +374,14 @@ pub fn run(args: Args) -> Result<()> {
                 json!({"event": "checkpoint", "step": step, "path": path.display().to_string()}),
             );
         }
-    };
-    if args.resume
-        && let Some(s) = seed_given
-    {
-        eprintln!(
-            "note: a resumed run keeps the seed it started with; --seed {s} only matters for new runs"
-        );
     }
-    let summary = train::train(&config, &train_data, val_data.as_ref(), &mut observer)
-        .context("training failed")?;
+}
+
+/// How the run ended, on stdout: one line, or one JSON object with --json.
+fn print_summary(args: &Args, shape: &Shape, summary: &train::Summary) {
     if let Some(finished) = summary.finished(&args.out).filter(|_| !args.json) {
         println!("{finished}");
-        return Ok(());
+        return;
     }
     let stop = match summary.stop {
         Stop::Finished => "finished",
@@ -406,5 +424,4 @@ pub fn run(args: Args) -> Result<()> {
         }
         println!("{line}");
     }
-    Ok(())
 }

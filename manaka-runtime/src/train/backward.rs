@@ -197,6 +197,12 @@ fn dense_backward<R: Real>(
 
 /// One perspective: from `ȳ` of its head input to the token tables, gains and NNUE bias.
 /// `policy_field` is the policy term's `F̄` (side to move only).
+///
+/// The forward pass's phases in reverse, one function each, as the reference evaluator
+/// computes them forwards (`reference::head::perspective_input` normalises the blocks that
+/// `raw_blocks` reads off the accumulator, block kind by block kind, which sums token rows):
+/// norms → raw blocks → aggregates (Newton's identities for the power sums) → token rows of
+/// each table.
 #[inline(never)] // a unit of its own in profiles
 fn perspective_backward<R: Real>(
     model: &Model<R>,
@@ -205,25 +211,48 @@ fn perspective_backward<R: Real>(
     policy_field: Option<&[R]>,
     grads: &mut Grads<R>,
 ) {
-    let l = &model.layout;
-    let t = &model.tensors;
-    let ids = p.tokens.as_slice();
-    let d = l.d;
     if model.shape.nnue {
-        let dacc: Vec<R> = dy
-            .iter()
-            .zip(&p.acc)
-            .map(|(&g, &a)| g * activation_slope(true, a))
-            .collect();
-        let bias = l.embed_bias.expect("nnue shapes have embed.bias");
-        R::axpy(&mut grads.dense[bias], R::ONE, &dacc);
-        let rows = grads.rows(l.embed);
-        for &z in ids {
-            R::axpy(rows.row_mut(z as usize), R::ONE, &dacc);
-        }
+        nnue_backward(model, p, dy, grads);
         return;
     }
-    // RMS norms (and ks): ȳ → raw block gradients x̄, and the gains' gradients.
+    let draw = norms_backward(model, p, dy, grads);
+    let mut agg = blocks_backward(&model.layout, p, &draw);
+    if let Some(pf) = policy_field {
+        R::axpy(&mut agg.field, R::ONE, pf);
+    }
+    let dpower = newton_backward(&model.layout, p, &agg.elementary);
+    power_rows_backward(model, p, &dpower, grads);
+    pair_rows_backward(model, p, &agg.pair, grads);
+    moment_rows_backward(model, p, &agg.moments, grads);
+    field_rows_backward(model, p, &agg.field, grads);
+}
+
+/// NNUE (SPEC §6): `ācc = ū ⊙ clip'(acc)` into the bias and every active token's row.
+fn nnue_backward<R: Real>(model: &Model<R>, p: &Perspective<R>, dy: &[R], grads: &mut Grads<R>) {
+    let l = &model.layout;
+    let dacc: Vec<R> = dy
+        .iter()
+        .zip(&p.acc)
+        .map(|(&g, &a)| g * activation_slope(true, a))
+        .collect();
+    let bias = l.embed_bias.expect("nnue shapes have embed.bias");
+    R::axpy(&mut grads.dense[bias], R::ONE, &dacc);
+    let rows = grads.rows(l.embed);
+    for &z in p.tokens.as_slice() {
+        R::axpy(rows.row_mut(z as usize), R::ONE, &dacc);
+    }
+}
+
+/// RMS norms (and ks), block by block: `ȳ` → the raw blocks' gradients `x̄` (returned, in
+/// block order), and the gains' gradients added.
+fn norms_backward<R: Real>(
+    model: &Model<R>,
+    p: &Perspective<R>,
+    dy: &[R],
+    grads: &mut Grads<R>,
+) -> Vec<R> {
+    let l = &model.layout;
+    let t = &model.tensors;
     let mut draw = vec![R::ZERO; l.raw_width];
     for (bi, b) in l.blocks.iter().enumerate() {
         let x = &p.raw[b.offset..b.offset + b.width];
@@ -251,46 +280,68 @@ fn perspective_backward<R: Real>(
             dx[i] = dyb[i] * gains[i] / r - x[i] * c1 + x[i] * c2;
         }
     }
-    // Raw blocks → aggregates.
-    let o = l.order;
-    let m = l.moments;
-    let fw = 81 * l.field;
-    let mut delem = vec![R::ZERO; l.groups * o * d];
-    let mut dpair = vec![R::ZERO; l.pair];
-    let mut dmom = vec![R::ZERO; m * m];
-    let mut dfield = vec![R::ZERO; fw];
+    draw
+}
+
+/// The gradients of one perspective's aggregates, as the raw blocks read them.
+struct AggregateGrads<R> {
+    /// `ē`, per group, order and channel (`(g · order + k − 1) · d + c`).
+    elementary: Vec<R>,
+    /// `S̄` of the pair sums (the lse channels' already through the log).
+    pair: Vec<R>,
+    /// `M̄`, upper triangle of an `m × m` matrix.
+    moments: Vec<R>,
+    /// `F̄`, 81 squares × field channels.
+    field: Vec<R>,
+}
+
+/// Raw blocks → aggregates, by block kind (`reference::head::raw_blocks` forwards).
+fn blocks_backward<R: Real>(
+    l: &super::model::Layout,
+    p: &Perspective<R>,
+    draw: &[R],
+) -> AggregateGrads<R> {
+    let (d, o, m) = (l.d, l.order, l.moments);
+    let mut agg = AggregateGrads {
+        elementary: vec![R::ZERO; l.groups * o * d],
+        pair: vec![R::ZERO; l.pair],
+        moments: vec![R::ZERO; m * m],
+        field: vec![R::ZERO; 81 * l.field],
+    };
     for b in &l.blocks {
         let dx = &draw[b.offset..b.offset + b.width];
         match b.kind {
             BlockKind::Power { group, k } => {
                 let g = usize::from(group == PowerGroup::Opp);
                 let at = (g * o + k as usize - 1) * d;
-                delem[at..at + d].copy_from_slice(dx);
+                agg.elementary[at..at + d].copy_from_slice(dx);
             }
-            BlockKind::PairLinear => dpair[..l.first_lse].copy_from_slice(dx),
+            BlockKind::PairLinear => agg.pair[..l.first_lse].copy_from_slice(dx),
             BlockKind::PairLse => {
                 let floor = R::from_f64(LSE_FLOOR);
                 for (j, &g) in dx.iter().enumerate() {
                     let sum = p.pair[l.first_lse + j];
-                    dpair[l.first_lse + j] = if sum > floor { g / sum } else { R::ZERO };
+                    agg.pair[l.first_lse + j] = if sum > floor { g / sum } else { R::ZERO };
                 }
             }
             BlockKind::Moment => {
                 let mut at = 0;
                 for i in 0..m {
                     for j in i..m {
-                        dmom[i * m + j] = dx[at];
+                        agg.moments[i * m + j] = dx[at];
                         at += 1;
                     }
                 }
             }
-            BlockKind::Field => dfield.copy_from_slice(dx),
+            BlockKind::Field => agg.field.copy_from_slice(dx),
         }
     }
-    if let Some(pf) = policy_field {
-        R::axpy(&mut dfield, R::ONE, pf);
-    }
-    // Newton's identities backwards, per group and channel: ē → p̄.
+    agg
+}
+
+/// Newton's identities backwards, per group and channel: `ē` → `p̄` (same layout).
+fn newton_backward<R: Real>(l: &super::model::Layout, p: &Perspective<R>, delem: &[R]) -> Vec<R> {
+    let (d, o) = (l.d, l.order);
     let mut dpower = vec![R::ZERO; l.groups * o * d];
     let (mut pc, mut ec, mut de, mut dp) = ([R::ZERO; 8], [R::ZERO; 9], [R::ZERO; 9], [R::ZERO; 8]);
     for g in 0..l.groups {
@@ -316,55 +367,94 @@ fn perspective_backward<R: Real>(
             }
         }
     }
-    // Aggregates → token rows.
-    {
-        let embed = &t[l.embed];
-        let rows = grads.rows(l.embed);
-        let mut coef = vec![R::ZERO; d];
-        for &z in ids {
-            let e = &embed[z as usize * d..(z as usize + 1) * d];
-            let dpg = &dpower[group(model, z) * o * d..(group(model, z) + 1) * o * d];
-            // Σ_k p̄_k · k · e^(k−1), by Horner's rule from the highest k.
-            for c in 0..d {
-                let mut acc = R::ZERO;
-                for k in (0..o).rev() {
-                    acc = acc * e[c] + dpg[k * d + c] * R::from_f64((k + 1) as f64);
-                }
-                coef[c] = acc;
+    dpower
+}
+
+/// Power sums → embedding rows: `Ē[z][c] += Σ_k p̄_k[c] · k · E[z][c]^(k−1)` per active token.
+fn power_rows_backward<R: Real>(
+    model: &Model<R>,
+    p: &Perspective<R>,
+    dpower: &[R],
+    grads: &mut Grads<R>,
+) {
+    let l = &model.layout;
+    let (d, o) = (l.d, l.order);
+    let embed = &model.tensors[l.embed];
+    let rows = grads.rows(l.embed);
+    let mut coef = vec![R::ZERO; d];
+    for &z in p.tokens.as_slice() {
+        let e = &embed[z as usize * d..(z as usize + 1) * d];
+        let dpg = &dpower[group(model, z) * o * d..(group(model, z) + 1) * o * d];
+        // Σ_k p̄_k · k · e^(k−1), by Horner's rule from the highest k.
+        for c in 0..d {
+            let mut acc = R::ZERO;
+            for k in (0..o).rev() {
+                acc = acc * e[c] + dpg[k * d + c] * R::from_f64((k + 1) as f64);
             }
-            R::axpy(rows.row_mut(z as usize), R::ONE, &coef);
+            coef[c] = acc;
+        }
+        R::axpy(rows.row_mut(z as usize), R::ONE, &coef);
+    }
+}
+
+/// Pair sums → every active pair's row gets `S̄`.
+fn pair_rows_backward<R: Real>(
+    model: &Model<R>,
+    p: &Perspective<R>,
+    dpair: &[R],
+    grads: &mut Grads<R>,
+) {
+    let Some(pt) = model.layout.pair_table else {
+        return;
+    };
+    let rows = grads.rows(pt);
+    for (i, &row) in p.pairs.iter().enumerate() {
+        if let Some(&ahead) = p.pairs.get(i + PREFETCH_AHEAD) {
+            rows.prefetch(ahead as usize);
+        }
+        R::axpy(rows.row_mut(row as usize), R::ONE, dpair);
+    }
+}
+
+/// Moments → projection rows: `V̄[z] += G v(z)` with `G = M̄ + M̄ᵀ` over the upper triangle.
+fn moment_rows_backward<R: Real>(
+    model: &Model<R>,
+    p: &Perspective<R>,
+    dmom: &[R],
+    grads: &mut Grads<R>,
+) {
+    let Some(vt) = model.layout.moment_proj else {
+        return;
+    };
+    let m = model.layout.moments;
+    let mut gm = vec![R::ZERO; m * m];
+    for i in 0..m {
+        for j in i..m {
+            gm[i * m + j] += dmom[i * m + j];
+            gm[j * m + i] += dmom[i * m + j];
         }
     }
-    if let Some(pt) = l.pair_table {
-        let rows = grads.rows(pt);
-        for (i, &row) in p.pairs.iter().enumerate() {
-            if let Some(&ahead) = p.pairs.get(i + PREFETCH_AHEAD) {
-                rows.prefetch(ahead as usize);
-            }
-            R::axpy(rows.row_mut(row as usize), R::ONE, &dpair);
-        }
+    let proj = &model.tensors[vt];
+    let rows = grads.rows(vt);
+    for &z in p.tokens.as_slice() {
+        let v = &proj[z as usize * m..(z as usize + 1) * m];
+        let gv: Vec<R> = (0..m).map(|a| R::dot(&gm[a * m..(a + 1) * m], v)).collect();
+        R::axpy(rows.row_mut(z as usize), R::ONE, &gv);
     }
-    if let Some(vt) = l.moment_proj {
-        // G = M̄ + M̄ᵀ over the upper triangle.
-        let mut gm = vec![R::ZERO; m * m];
-        for i in 0..m {
-            for j in i..m {
-                gm[i * m + j] += dmom[i * m + j];
-                gm[j * m + i] += dmom[i * m + j];
-            }
-        }
-        let proj = &t[vt];
-        let rows = grads.rows(vt);
-        for &z in ids {
-            let v = &proj[z as usize * m..(z as usize + 1) * m];
-            let gv: Vec<R> = (0..m).map(|a| R::dot(&gm[a * m..(a + 1) * m], v)).collect();
-            R::axpy(rows.row_mut(z as usize), R::ONE, &gv);
-        }
-    }
-    if let Some(kt) = l.field_table {
-        let rows = grads.rows(kt);
-        for &z in ids {
-            R::axpy(rows.row_mut(z as usize), R::ONE, &dfield);
-        }
+}
+
+/// Field → every active token's field row gets `F̄`.
+fn field_rows_backward<R: Real>(
+    model: &Model<R>,
+    p: &Perspective<R>,
+    dfield: &[R],
+    grads: &mut Grads<R>,
+) {
+    let Some(kt) = model.layout.field_table else {
+        return;
+    };
+    let rows = grads.rows(kt);
+    for &z in p.tokens.as_slice() {
+        R::axpy(rows.row_mut(z as usize), R::ONE, dfield);
     }
 }

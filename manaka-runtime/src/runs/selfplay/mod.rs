@@ -246,6 +246,37 @@ pub fn run(
     dir: &Path,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Progress, SelfplayError> {
+    check_settings(config)?;
+    std::fs::create_dir_all(dir).map_err(|e| DataError::Io {
+        path: dir.to_path_buf(),
+        source: e,
+    })?;
+    check_manifest(dir, &manifest(config, network))?;
+    let start = Instant::now();
+    let (mut report, todo) = resume(config, dir)?;
+    if todo.is_empty() {
+        report.elapsed = start.elapsed();
+        progress(&report);
+        return Ok(report);
+    }
+    let result = play_all(
+        config,
+        factory,
+        threads,
+        dir,
+        &todo,
+        &mut report,
+        start,
+        progress,
+    );
+    report.elapsed = start.elapsed();
+    progress(&report);
+    result.map(|()| report)
+}
+
+/// Refuses settings that cannot make a run: zero counts, no noise, a resignation rule out
+/// of range, a shard that does not exist, no openings, a game too long for HCPE3.
+fn check_settings(config: &SelfplayConfig) -> Result<(), SelfplayError> {
     let s = &config.settings;
     if config.games == 0 || config.games_per_file == 0 || config.parallel_games == 0 {
         return Err(SelfplayError::Settings(
@@ -285,30 +316,34 @@ pub fn run(
             "max moves must fit HCPE3's 16-bit move count".into(),
         ));
     }
-    std::fs::create_dir_all(dir).map_err(|e| DataError::Io {
-        path: dir.to_path_buf(),
-        source: e,
-    })?;
-    check_manifest(dir, &manifest(config, network))?;
+    Ok(())
+}
 
-    let start = Instant::now();
+/// Games in chunk `c` (the last chunk may be short).
+fn chunk_len(config: &SelfplayConfig, c: u64) -> u64 {
+    (config.games - c * config.games_per_file).min(config.games_per_file)
+}
+
+/// What is on disk already: the report of this shard's games found in `dir` (counted into
+/// the tally), and the indices of the games still to play — those of its missing files.
+fn resume(config: &SelfplayConfig, dir: &Path) -> Result<(Progress, Vec<u64>), SelfplayError> {
     let chunks = config.games.div_ceil(config.games_per_file);
-    let chunk_len = |c: u64| (config.games - c * config.games_per_file).min(config.games_per_file);
     let mine = || (0..chunks).filter(|&c| config.shard.owns(c));
     let mut report = Progress {
-        games_total: mine().map(chunk_len).sum(),
+        games_total: mine().map(|c| chunk_len(config, c)).sum(),
         ..Progress::default()
     };
     let mut todo: Vec<u64> = Vec::new();
     for c in mine() {
         let path = chunk_path(dir, c);
+        let len = chunk_len(config, c);
         if path.exists() {
             let games = read_hcpe3(&path)?;
-            if games.len() as u64 != chunk_len(c) {
+            if games.len() as u64 != len {
                 return Err(SelfplayError::ChunkSize {
                     file: path.display().to_string(),
                     found: games.len(),
-                    expected: chunk_len(c),
+                    expected: len,
                 });
             }
             for g in &games {
@@ -316,16 +351,29 @@ pub fn run(
             }
             report.games_resumed += games.len() as u64;
         } else {
-            todo.extend(c * config.games_per_file..c * config.games_per_file + chunk_len(c));
+            todo.extend(c * config.games_per_file..c * config.games_per_file + len);
         }
     }
     report.games_done = report.games_resumed;
-    if todo.is_empty() {
-        report.elapsed = start.elapsed();
-        progress(&report);
-        return Ok(report);
-    }
+    Ok((report, todo))
+}
 
+/// Plays the games `todo` — `parallel_games` threads, each running one game at a time, their
+/// leaves meeting in one network call per simulation on the batch server's thread — and
+/// writes each chunk as its last game finishes ([`Chunks`]). The first error stops the
+/// run; what was written stays.
+#[allow(clippy::too_many_arguments)]
+fn play_all(
+    config: &SelfplayConfig,
+    factory: Arc<dyn EvaluatorFactory>,
+    threads: usize,
+    dir: &Path,
+    todo: &[u64],
+    report: &mut Progress,
+    start: Instant,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(), SelfplayError> {
+    let s = &config.settings;
     let server = BatchServer::new();
     let stats = server.stats();
     let workers = config.parallel_games.min(todo.len());
@@ -333,8 +381,16 @@ pub fn run(
     let next = AtomicUsize::new(0);
     let abort = AtomicBool::new(false);
     let (done_tx, done_rx) = mpsc::channel::<(u64, Result<PlayedGame, String>)>();
-    let mut pending: BTreeMap<u64, Vec<(u64, Hcpe3Game)>> = BTreeMap::new();
+    let mut chunks = Chunks {
+        config,
+        dir,
+        pending: BTreeMap::new(),
+    };
     let mut first_error: Option<SelfplayError> = None;
+    let counters = |report: &mut Progress| {
+        report.calls = stats.calls.load(Ordering::Relaxed);
+        report.leaves = stats.leaves.load(Ordering::Relaxed);
+    };
 
     std::thread::scope(|scope| {
         scope.spawn(move || {
@@ -343,7 +399,7 @@ pub fn run(
         });
         for mut conn in connections {
             let done_tx = done_tx.clone();
-            let (todo, next, abort) = (&todo, &next, &abort);
+            let (next, abort) = (&next, &abort);
             scope.spawn(move || {
                 let mut search = GumbelSearch::new(SearchConfig {
                     cache_entries: s.cache_entries,
@@ -382,25 +438,11 @@ pub fn run(
                     report.moves += game.record.moves.len() as u64;
                     report.simulations += game.simulations;
                     report.tally.add(&game.record, Some(&game));
-                    let c = index / config.games_per_file;
-                    let entry = pending.entry(c).or_default();
-                    entry.push((index, game.record));
-                    if entry.len() as u64 == chunk_len(c) {
-                        let mut games = pending.remove(&c).unwrap_or_default();
-                        games.sort_by_key(|(i, _)| *i);
-                        let games: Vec<Hcpe3Game> = games.into_iter().map(|(_, g)| g).collect();
-                        let written = encode_hcpe3(&games)
-                            .map_err(|source| DataError::Encode {
-                                path: chunk_path(dir, c),
-                                source,
-                            })
-                            .and_then(|bytes| write_atomic(chunk_path(dir, c), &bytes));
-                        match written {
-                            Ok(()) => report.files_written += 1,
-                            Err(e) => {
-                                abort.store(true, Ordering::Relaxed);
-                                first_error.get_or_insert(e.into());
-                            }
+                    match chunks.add(index, game.record) {
+                        Ok(written) => report.files_written += u64::from(written),
+                        Err(e) => {
+                            abort.store(true, Ordering::Relaxed);
+                            first_error.get_or_insert(e);
                         }
                     }
                 }
@@ -413,19 +455,46 @@ pub fn run(
             }
             if last_report.elapsed() >= Duration::from_millis(500) {
                 last_report = Instant::now();
-                report.calls = stats.calls.load(Ordering::Relaxed);
-                report.leaves = stats.leaves.load(Ordering::Relaxed);
+                counters(report);
                 report.elapsed = start.elapsed();
-                progress(&report);
+                progress(report);
             }
         }
     });
-    report.calls = stats.calls.load(Ordering::Relaxed);
-    report.leaves = stats.leaves.load(Ordering::Relaxed);
-    report.elapsed = start.elapsed();
-    progress(&report);
+    counters(report);
     match first_error {
         Some(e) => Err(e),
-        None => Ok(report),
+        None => Ok(()),
+    }
+}
+
+/// Finished games waiting for the rest of their chunk, written (atomically, in game order)
+/// once the chunk is complete: the file an uninterrupted run would write, whatever order
+/// the games finished in.
+struct Chunks<'a> {
+    config: &'a SelfplayConfig,
+    dir: &'a Path,
+    pending: BTreeMap<u64, Vec<(u64, Hcpe3Game)>>,
+}
+
+impl Chunks<'_> {
+    /// Adds game `index`; whether that completed and wrote its chunk's file.
+    fn add(&mut self, index: u64, game: Hcpe3Game) -> Result<bool, SelfplayError> {
+        let c = index / self.config.games_per_file;
+        let entry = self.pending.entry(c).or_default();
+        entry.push((index, game));
+        if entry.len() as u64 != chunk_len(self.config, c) {
+            return Ok(false);
+        }
+        let mut games = self.pending.remove(&c).unwrap_or_default();
+        games.sort_by_key(|(i, _)| *i);
+        let games: Vec<Hcpe3Game> = games.into_iter().map(|(_, g)| g).collect();
+        let path = chunk_path(self.dir, c);
+        let bytes = encode_hcpe3(&games).map_err(|source| DataError::Encode {
+            path: path.clone(),
+            source,
+        })?;
+        write_atomic(path, &bytes)?;
+        Ok(true)
     }
 }
