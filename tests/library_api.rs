@@ -184,3 +184,21 @@ fn backend_integer_runs_the_integer_engine_of_nnue_shapes() {
         "{tiny}"
     );
 }
+
+/// `App::load_at` (the USI option `Precision` of an app's engine) runs the engine's hidden
+/// layers at the precision asked for, and says so; an `nnue` shape stays f32 with a note.
+#[test]
+fn an_app_loads_its_engine_at_a_precision() {
+    use manaka::runtime::compiled::Precision;
+    let net = Tiny::app().load_at("", Precision::Int8).unwrap();
+    assert_eq!(net.precision, Precision::Int8);
+    assert!(
+        net.factory.name().contains("int8 W1/W2"),
+        "{}",
+        net.factory.name()
+    );
+    let nnue = Nnue::app().load_at("", Precision::Bf16).unwrap();
+    assert_eq!(nnue.precision, Precision::F32);
+    let note = nnue.precision_note(Precision::Bf16).unwrap();
+    assert!(note.contains("nnue shape"), "{note}");
+}

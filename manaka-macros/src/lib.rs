@@ -394,6 +394,13 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
                     Engine::new(SHAPE, source)
                 }
 
+                fn from_source_at(
+                    source: ::std::sync::Arc<dyn ::manaka::runtime::weights::TensorSource + Send + Sync>,
+                    precision: ::manaka::runtime::compiled::Precision,
+                ) -> ::std::option::Option<::std::result::Result<Engine, ::manaka::runtime::compiled::FixedNetError>> {
+                    ::std::option::Option::Some(Engine::with_precision(SHAPE, source, ::manaka::kernels::Simd::detect(), precision))
+                }
+
                 #int_factory
             }
 
