@@ -7,7 +7,7 @@
 //!
 //! What the columns measure (all per position, one core):
 //! - `update_ns`: one incremental accumulator update, averaged over the moves of the game;
-//! - `head_ns`: the head for the value alone (norms, W1, [W2], value), batch of one;
+//! - `head_ns`: the head for the value alone (norms, W1, W2 if any, value), batch of one;
 //! - `policy_ns`: what scoring every legal move adds to that (about 80 moves here);
 //! - `evals_per_s`: full incremental evaluations per second, 1 / (update + head + policy);
 //! - `speedup_vs_reference`: the reference evaluator's time for the same evaluation (it
@@ -28,8 +28,13 @@
 //!   speed-up over one thread at the same batch size, and the share of the threads' time
 //!   spent holding the tree's lock and waiting for it (docs/search.md, "Threads");
 //! - `w1_stream_ns`: reading a buffer of W1's size once at the same vector width (a sum
-//!   into independent accumulators), i.e. the bandwidth floor of a batch-of-one head (see
+//!   into independent accumulators), i.e. the bandwidth floor of a batch-of-one f32 head (see
 //!   docs/benchmarks.md);
+//! - `precision`, `w1_precision_bytes`, `w1_floor_ns`, `head_over_floor`: the row's
+//!   precision of W1/W2 (`--precision`, one row per shape and precision), the bytes of its
+//!   W1 copy (int8: with its per-row f32 scales), the time to stream those bytes once as
+//!   above (the floor of the smaller W1), and `head_ns` over that floor (issue 17's goal:
+//!   within 1.3×);
 //! - `integer` (`nnue` shapes): the same figures for the integer engine, YaneuraOu's
 //!   arithmetic at the same level (with VNNI where the CPU has it; docs/nnue.md).
 
@@ -67,10 +72,11 @@ pub struct Args {
     /// SIMD level: scalar, avx2 or avx512 (default: the best this CPU has, or MANAKA_SIMD).
     #[arg(long, value_name = "LEVEL")]
     simd: Option<String>,
-    /// Number format of the hidden layers' weights (W1, W2): f32 (the file's), bf16 or int8
+    /// Number formats of the hidden layers' weights (W1, W2), comma-separated, one row per
+    /// shape and precision, measured one after the other: f32 (the file's), bf16 or int8
     /// (copies made at load; docs/evaluator.md, "Precision").
-    #[arg(long, default_value = "f32", value_name = "f32|bf16|int8")]
-    precision: Precision,
+    #[arg(long, value_delimiter = ',', default_value = "f32", value_name = "f32|bf16|int8,...", value_parser = super::eval::precision_parser())]
+    precision: Vec<Precision>,
     /// Seconds spent measuring each quantity of each shape.
     #[arg(long, default_value_t = 0.25, value_name = "SECONDS")]
     time: f64,
@@ -84,7 +90,8 @@ pub struct Args {
     /// Simulations per search in the parallel search figures (0 = skip them).
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     scaling_simulations: u32,
-    /// Print one JSON object {"simd", "clock_ghz", "rows": [{shape, params, bytes, ...}]}.
+    /// Print one JSON object {"simd", "precision", "clock_ghz", "rows": [{shape, precision,
+    /// params, bytes, ...}]}.
     #[arg(long)]
     json: bool,
 }
@@ -125,6 +132,7 @@ fn scaling_base(all: &[Scaling], s: &Scaling) -> f64 {
 #[derive(Clone, Debug)]
 struct Row {
     shape: String,
+    precision: Precision,
     params: u64,
     bytes: u64,
     simd: Simd,
@@ -141,6 +149,9 @@ struct Row {
     reference_ns: f64,
     w1_bytes: u64,
     w1_stream_ns: f64,
+    /// The bytes of W1 at the row's precision, and the time to stream them once.
+    w1_precision_bytes: u64,
+    w1_floor_ns: f64,
     peak_rss_bytes: Option<u64>,
     /// The integer engine's figures (`nnue` shapes).
     int: Option<IntRow>,
@@ -160,6 +171,7 @@ impl Row {
     fn json(&self) -> serde_json::Value {
         serde_json::json!({
             "shape": self.shape,
+            "precision": self.precision.name(),
             "params": self.params,
             "bytes": self.bytes,
             "simd": self.simd.name(),
@@ -180,6 +192,9 @@ impl Row {
             "reference_ns": round1(self.reference_ns),
             "w1_bytes": self.w1_bytes,
             "w1_stream_ns": round1(self.w1_stream_ns),
+            "w1_precision_bytes": self.w1_precision_bytes,
+            "w1_floor_ns": round1(self.w1_floor_ns),
+            "head_over_floor": (self.head_ns / self.w1_floor_ns * 1000.0).round() / 1000.0,
             "peak_rss_bytes": self.peak_rss_bytes,
             "integer": self.int.as_ref().map(IntRow::json),
             "search_scaling": self
@@ -242,10 +257,11 @@ pub fn run(args: Args) -> Result<()> {
     let game = Game::random(200, 0x5eed);
     let budget = Duration::from_secs_f64(args.time);
     let clock_ghz = measure_clock_ghz();
+    let precisions = args.precision.iter().map(|p| p.name()).collect::<Vec<_>>();
+    let precisions = precisions.join(",");
     progress(format_args!(
-        "bench: {} shape(s) at {simd}, {} W1/W2, ~{clock_ghz:.2} GHz, {:.2} s per figure",
+        "bench: {} shape(s) at {simd}, {precisions} W1/W2, ~{clock_ghz:.2} GHz, {:.2} s per figure",
         shapes.len(),
-        args.precision,
         args.time
     ));
     let mut rows = Vec::with_capacity(shapes.len());
@@ -257,54 +273,37 @@ pub fn run(args: Args) -> Result<()> {
         let source: Arc<dyn TensorSource + Send + Sync> = Arc::new(init::random_weights(shape, 1));
         progress(format_args!("bench: {shape}: measuring"));
         let reference_ns = measure_reference(&source, &game, budget)?;
-        let figures = engines::with_engine_precision(
-            source.clone(),
-            simd,
-            args.precision,
-            Measure {
-                game: &game,
-                budget,
-                scaling: &scaling,
-            },
-        )
-        .context("shape listed as compiled but has no engine")?
-        .context("cannot build the compiled engine")?;
-        let w1_bytes = 4 * shape.input_width() * u64::from(shape.h);
-        let row = Row {
-            shape: shape.to_string(),
-            params: shape.param_count(),
-            bytes: shape.bytes(),
-            simd,
-            update_ns: figures.update_ns,
-            head_ns: figures.head_ns,
-            policy_ns: figures.policy_ns,
-            batch_head_ns: figures.batch_head_ns,
-            refresh_ns: figures.refresh_ns,
-            search_nps: figures.search_nps,
-            search_nps_batched: figures.search_nps_batched,
-            search_nps_no_leaf_mate: figures.search_nps_no_leaf_mate,
-            search_growth: figures.search_growth,
-            bytes_per_node: figures.bytes_per_node,
-            reference_ns,
-            w1_bytes,
-            w1_stream_ns: stream_ns(simd, (w1_bytes / 4) as usize, budget),
-            peak_rss_bytes: peak_rss_bytes(),
-            int: measure_integer(source.as_ref(), simd, &game, budget)?,
-            search_scaling: figures.search_scaling,
-        };
+        let int = measure_integer(source.as_ref(), simd, &game, budget)?;
+        for &precision in &args.precision {
+            let row = measure_row(
+                shape,
+                &source,
+                simd,
+                precision,
+                Measure {
+                    game: &game,
+                    budget,
+                    scaling: &scaling,
+                },
+                reference_ns,
+                int.clone(),
+            )?;
+            progress(format_args!(
+                "bench: {shape} {precision}: {:.0} evals/s, {:.1}x the reference, head {:.2}x \
+                 its W1 floor",
+                row.eval_ns().recip() * 1e9,
+                row.reference_ns / row.eval_ns(),
+                row.head_ns / row.w1_floor_ns
+            ));
+            rows.push(row);
+        }
         drop(source);
-        progress(format_args!(
-            "bench: {shape}: {:.0} evals/s, {:.1}x the reference",
-            row.eval_ns().recip() * 1e9,
-            row.reference_ns / row.eval_ns()
-        ));
-        rows.push(row);
     }
 
     if args.json {
         let v = serde_json::json!({
             "simd": simd.name(),
-            "precision": args.precision.name(),
+            "precision": precisions,
             "clock_ghz": round1(clock_ghz * 100.0) / 100.0,
             "weights": "random (init seed 1)",
             "rows": rows.iter().map(Row::json).collect::<Vec<_>>(),
@@ -317,6 +316,63 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// The bytes of W1 (`H × IN`) at `precision`: 4, 2 or 1 per weight, and for int8 one f32
+/// scale per row (what the batch-of-one head reads once per evaluation).
+fn w1_precision_bytes(shape: &Shape, precision: Precision) -> u64 {
+    let (rows, weights) = (u64::from(shape.h), shape.input_width() * u64::from(shape.h));
+    match precision {
+        Precision::F32 => 4 * weights,
+        Precision::Bf16 => 2 * weights,
+        Precision::Int8 => weights + 4 * rows,
+    }
+}
+
+/// One shape's figures at one precision (`reference_ns` and the integer engine's figures
+/// are the shape's, measured once).
+fn measure_row(
+    shape: &Shape,
+    source: &Arc<dyn TensorSource + Send + Sync>,
+    simd: Simd,
+    precision: Precision,
+    measure: Measure<'_>,
+    reference_ns: f64,
+    int: Option<IntRow>,
+) -> Result<Row> {
+    let budget = measure.budget;
+    let figures = engines::with_engine_precision(source.clone(), simd, precision, measure)
+        .context("shape listed as compiled but has no engine")?
+        .context("cannot build the compiled engine")?;
+    let w1_bytes = 4 * shape.input_width() * u64::from(shape.h);
+    let w1_precision_bytes = w1_precision_bytes(shape, precision);
+    Ok(Row {
+        shape: shape.to_string(),
+        precision,
+        params: shape.param_count(),
+        bytes: shape.bytes(),
+        simd,
+        update_ns: figures.update_ns,
+        head_ns: figures.head_ns,
+        policy_ns: figures.policy_ns,
+        batch_head_ns: figures.batch_head_ns,
+        refresh_ns: figures.refresh_ns,
+        search_nps: figures.search_nps,
+        search_nps_batched: figures.search_nps_batched,
+        search_nps_no_leaf_mate: figures.search_nps_no_leaf_mate,
+        search_growth: figures.search_growth,
+        bytes_per_node: figures.bytes_per_node,
+        reference_ns,
+        w1_bytes,
+        w1_stream_ns: stream_ns(simd, (w1_bytes / 4) as usize, budget),
+        // The same stream over the smaller copy's bytes (reading bytes is the same work
+        // whatever their type).
+        w1_precision_bytes,
+        w1_floor_ns: stream_ns(simd, w1_precision_bytes.div_ceil(4) as usize, budget),
+        peak_rss_bytes: peak_rss_bytes(),
+        int,
+        search_scaling: figures.search_scaling,
+    })
+}
+
 fn progress(args: std::fmt::Arguments<'_>) {
     let _ = writeln!(std::io::stderr(), "{args}");
 }
@@ -326,8 +382,9 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "simd {simd}, ~{clock_ghz:.2} GHz, random weights; times in ns per position, one core"
     );
     println!(
-        "{:<36} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>7} {:>8} {:>11}",
+        "{:<36} {:>5} {:>11} {:>9} {:>8} {:>8} {:>8} {:>10} {:>11} {:>8} {:>9} {:>8} {:>9} {:>9} {:>10} {:>9} {:>10} {:>7} {:>8} {:>11}",
         "shape",
+        "prec",
         "params",
         "MB",
         "update",
@@ -339,6 +396,8 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
         "x ref b16",
         "refresh",
         "w1 stream",
+        "w1 floor",
+        "head/floor",
         "search/s",
         "search b16",
         "growth",
@@ -347,8 +406,9 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
     );
     for r in rows {
         println!(
-            "{:<36} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>9.0} {:>10.0} {:>7.3} {:>8} {:>11}",
+            "{:<36} {:>5} {:>11} {:>9.1} {:>8.0} {:>8.0} {:>8.0} {:>10.0} {:>11.1} {:>8.0} {:>9.1} {:>8.0} {:>9.0} {:>9.0} {:>10.2} {:>9.0} {:>10.0} {:>7.3} {:>8} {:>11}",
             r.shape,
+            r.precision.name(),
             r.params,
             r.bytes as f64 / 1e6,
             r.update_ns,
@@ -360,6 +420,8 @@ fn print_table(rows: &[Row], simd: Simd, clock_ghz: f64) {
             r.reference_ns / r.batch_eval_ns(),
             r.refresh_ns,
             r.w1_stream_ns,
+            r.w1_floor_ns,
+            r.head_ns / r.w1_floor_ns,
             r.search_nps,
             r.search_nps_batched,
             r.search_growth,
