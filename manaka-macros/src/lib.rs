@@ -175,7 +175,7 @@ fn expand(input: &Input) -> syn::Result<TokenStream2> {
             String::new()
         }
     );
-    // The engine type is a struct of its own (not an alias of `FixedNet<…>`) so that
+    // The engine type is a struct of its own (not an alias of the composition `Fixed`) so that
     // compiler errors and rustdoc name it `<module>::Engine` rather than a list of constants.
     let engine_doc = format!(
         "The engine for shape `{canonical}` (a [`Network`](::manaka::runtime::network::Network); \
