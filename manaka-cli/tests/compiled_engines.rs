@@ -16,11 +16,9 @@
 
 use manaka::kernels::Simd;
 use manaka::runtime::compiled::Precision;
-use manaka::runtime::eval::{Evaluation, Leaf};
-use manaka::runtime::network::{Network, StateLeaf};
-use manaka::runtime::random::SplitMix64;
-use manaka::runtime::reference::{Output, ReferenceNet};
-use manaka::runtime::shogi::{Move, Position};
+use manaka::runtime::network::Network;
+use manaka::runtime::reference::ReferenceNet;
+use manaka::runtime::reference::compare::{Batches, RandomGames};
 use manaka::runtime::weights::{TensorSource, WeightSet, init};
 use manaka::shapes::Shape;
 use manaka_cli::engines::{self, COMPILED, EngineVisitor};
@@ -34,59 +32,11 @@ const PLIES: usize = 200;
 /// Leaves per `evaluate_batch` call when the games are replayed in batches.
 const BATCH: usize = 16;
 
-/// The tolerance of the issue: relative error 1e-4, absolute near zero.
-fn close(engine: f32, reference: f64) -> bool {
-    (f64::from(engine) - reference).abs() <= 1e-4 * (1.0 + reference.abs())
-}
-
-/// Relative error as `close` measures it (for the report).
-fn error(engine: f32, reference: f64) -> f64 {
-    (f64::from(engine) - reference).abs() / (1.0 + reference.abs())
-}
-
 /// Random weights for `shape`, as `init` makes them. (Its lse channels sum to about e over
 /// the 780 active pairs, so the `ln` readout sits near 1, away from the ill-conditioned
 /// ln(1) = 0 of a one-wide RMS-normalised block; no adjustment is needed here.)
 fn weights(shape: &Shape, seed: u64) -> WeightSet {
     init::random_weights(shape, seed)
-}
-
-/// One random game and the reference's output at each of its positions.
-struct Game {
-    moves: Vec<Move>,
-    /// `reference[i]` answers the position before `moves[i]`, over its legal moves in
-    /// `legal_moves()` order.
-    reference: Vec<Output>,
-}
-
-/// Random games until there are at least `GAMES` of them and `GAMES × PLIES` positions: a game
-/// that ends in mate before `PLIES` is kept, and an extra game makes up the count.
-fn play_games(reference: &ReferenceNet, seed: u64) -> Vec<Game> {
-    // The move choices of the random games, reproducible from the seed.
-    let mut rng = SplitMix64::new(seed);
-    let mut games = Vec::with_capacity(GAMES + 2);
-    let mut positions = 0;
-    while games.len() < GAMES || positions < GAMES * PLIES {
-        let mut pos = Position::startpos();
-        let mut game = Game {
-            moves: Vec::with_capacity(PLIES),
-            reference: Vec::with_capacity(PLIES),
-        };
-        while game.moves.len() < PLIES {
-            let legal = pos.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            game.reference
-                .push(reference.evaluate_position(&pos, &legal));
-            let m = legal[rng.below(legal.len() as u64) as usize];
-            game.moves.push(m);
-            pos.do_move(m);
-        }
-        positions += game.moves.len();
-        games.push(game);
-    }
-    games
 }
 
 /// Largest relative errors seen (value, policy) and positions compared.
@@ -97,64 +47,14 @@ struct Stats {
     positions: usize,
 }
 
-/// Replays the games on one compiled engine and compares every evaluation.
+/// Replays the games on one compiled engine and compares every evaluation, through the
+/// runtime's one comparison loop (`reference::compare`).
 struct Replay<'a> {
-    games: &'a [Game],
+    games: &'a RandomGames,
     shape: &'a str,
     /// Also replay every game in batches (else every fifth): the best level, which
     /// production runs, checks every position both ways; slower levels check a sample.
     batch_all: bool,
-}
-
-/// Where an evaluation was made, for failure messages.
-struct Spot<'a> {
-    net: &'a str,
-    how: &'static str,
-    game: usize,
-    ply: usize,
-}
-
-impl Replay<'_> {
-    fn check(spot: Spot<'_>, pos: &Position, got: &Evaluation, want: &Output, stats: &mut Stats) {
-        let Spot {
-            net: net_name,
-            how,
-            game: g,
-            ply,
-        } = spot;
-        let at = || {
-            format!(
-                "{net_name} ({how}), game {g} ply {ply}, sfen {}",
-                pos.to_sfen()
-            )
-        };
-        assert!(
-            close(got.value_logit, want.value_logit),
-            "{}: value {} vs reference {}",
-            at(),
-            got.value_logit,
-            want.value_logit
-        );
-        stats.value = stats.value.max(error(got.value_logit, want.value_logit));
-        assert_eq!(
-            got.policy_logits.len(),
-            want.policy.len(),
-            "{}: one policy logit per legal move",
-            at()
-        );
-        let legal = pos.legal_moves();
-        for ((&g_logit, &w_logit), m) in got.policy_logits.iter().zip(&want.policy).zip(&legal) {
-            assert!(
-                close(g_logit, w_logit),
-                "{}: policy of {} {} vs reference {}",
-                at(),
-                m.to_usi(),
-                g_logit,
-                w_logit
-            );
-            stats.policy = stats.policy.max(error(g_logit, w_logit));
-        }
-    }
 }
 
 impl EngineVisitor for Replay<'_> {
@@ -168,73 +68,17 @@ impl EngineVisitor for Replay<'_> {
             self.shape
         );
         let mut stats = Stats::default();
-        for (g, game) in self.games.iter().enumerate() {
-            let mut pos = Position::startpos();
-            let mut state = net.new_state(&pos);
-            // The last few positions, their legal moves and incremental states, for a batch.
-            let mut pending: Vec<(usize, Position, Vec<Move>, N::State)> =
-                Vec::with_capacity(BATCH);
-            let mut out = Vec::with_capacity(BATCH);
-            let mut flush = |pending: &mut Vec<(usize, Position, Vec<Move>, N::State)>,
-                             stats: &mut Stats| {
-                let batch: Vec<StateLeaf<'_, N::State>> = pending
-                    .iter()
-                    .map(|(_, p, m, s)| StateLeaf {
-                        state: s,
-                        leaf: Leaf {
-                            position: p,
-                            moves: m,
-                        },
-                    })
-                    .collect();
-                net.evaluate_batch(&batch, &mut out);
-                assert_eq!(out.len(), batch.len(), "{name}: one evaluation per leaf");
-                for ((ply, p, _, _), got) in pending.iter().zip(&out) {
-                    let spot = Spot {
-                        net: &name,
-                        how: "batch",
-                        game: g,
-                        ply: *ply,
-                    };
-                    Self::check(spot, p, got, &game.reference[*ply], stats);
-                }
-                pending.clear();
-            };
-            for (ply, (&m, want)) in game.moves.iter().zip(&game.reference).enumerate() {
-                let legal = pos.legal_moves();
-                let got = net.evaluate(
-                    &state,
-                    Leaf {
-                        position: &pos,
-                        moves: &legal,
-                    },
-                );
-                Self::check(
-                    Spot {
-                        net: &name,
-                        how: "single",
-                        game: g,
-                        ply,
-                    },
-                    &pos,
-                    &got,
-                    want,
-                    &mut stats,
-                );
-                stats.positions += 1;
-                if self.batch_all || g % 5 == 0 {
-                    pending.push((ply, pos.clone(), legal, state.clone()));
-                }
-                if pending.len() == BATCH {
-                    flush(&mut pending, &mut stats);
-                }
-                let effect = pos.do_move(m);
-                net.update(&mut state, &effect, &pos);
-            }
-            if !pending.is_empty() {
-                flush(&mut pending, &mut stats);
-            }
-        }
+        let batch_all = self.batch_all;
+        let batches = Batches {
+            leaves: BATCH,
+            games: &|g| batch_all || g % 5 == 0,
+        };
+        stats.positions = self.games.replay(&net, &batches, |p| {
+            p.assert_close(&name);
+            let (value, policy) = p.errors();
+            stats.value = stats.value.max(value);
+            stats.policy = stats.policy.max(policy);
+        });
         stats
     }
 }
@@ -245,8 +89,14 @@ fn check_shape(name: &str, seed: u64) -> String {
     let source: Arc<dyn TensorSource + Send + Sync> = Arc::new(weights(&shape, seed));
     let reference = ReferenceNet::new(source.clone()).expect("random weights are complete");
     let clock = Instant::now();
-    let games = play_games(&reference, seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let positions: usize = games.iter().map(|g| g.moves.len()).sum();
+    let games = RandomGames::play(
+        &reference,
+        GAMES,
+        PLIES,
+        GAMES * PLIES,
+        seed.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+    );
+    let positions = games.positions();
     let mut parts = vec![format!("reference {:.1}s", clock.elapsed().as_secs_f64())];
     let levels = Simd::available();
     for &simd in &levels {

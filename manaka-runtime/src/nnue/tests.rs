@@ -23,6 +23,7 @@ use crate::eval::Leaf;
 use crate::network::Network;
 use crate::random::SplitMix64;
 use crate::reference::ReferenceNet;
+use crate::reference::compare::random_game;
 use crate::shogi::Position;
 use crate::tokens;
 use crate::weights::init;
@@ -444,21 +445,20 @@ fn imported_floats_are_within_quantisation_error() {
     let mut rng = SplitMix64::new(17);
     let (mut worst_cp, mut worst_bound_cp, mut count) = (0.0f64, 0.0f64, 0);
     for _ in 0..6 {
-        let mut pos = Position::startpos();
-        for _ in 0..80 {
-            let moves = pos.legal_moves();
+        random_game(&Position::startpos(), 80, &mut rng, |s| {
+            let (pos, moves) = (s.position, s.moves);
             if moves.is_empty() {
-                break;
+                return;
             }
-            let (_, l) = float_forward(f.float.as_ref(), &pos);
-            let (acts_hat, l_hat) = float_forward(imported.as_ref(), &pos);
+            let (_, l) = float_forward(f.float.as_ref(), pos);
+            let (acts_hat, l_hat) = float_forward(imported.as_ref(), pos);
             // The forward pass here is SPEC §6: it equals the reference evaluator.
-            let want = reference.evaluate_position(&pos, &moves).value_logit;
+            let want = reference.evaluate_position(pos, moves).value_logit;
             assert!(
                 (l_hat - want).abs() < 1e-9,
                 "test forward {l_hat} vs reference {want}"
             );
-            let bound = quantisation_bound(f.float.as_ref(), &acts_hat, &pos);
+            let bound = quantisation_bound(f.float.as_ref(), &acts_hat, pos);
             assert!(
                 (l - l_hat).abs() <= bound + 1e-9,
                 "|{l} − {l_hat}| > {bound} at {}",
@@ -467,8 +467,7 @@ fn imported_floats_are_within_quantisation_error() {
             worst_cp = worst_cp.max(600.0 * (l - l_hat).abs());
             worst_bound_cp = worst_bound_cp.max(600.0 * bound);
             count += 1;
-            pos.do_move(moves[below(&mut rng, moves.len())]);
-        }
+        });
     }
     eprintln!(
         "float original vs imported over {count} positions: max |Δcp| {worst_cp:.2}, bound up to {worst_bound_cp:.1} cp"
@@ -529,13 +528,18 @@ fn check_games<N, const D: usize>(
     let levels: Vec<N> = IntSimd::available().into_iter().map(&make).collect();
     let mut rng = SplitMix64::new(0x5eed ^ games as u64);
     for g in 0..games {
-        let mut pos = Position::from_sfen(starts[g % starts.len()]).unwrap();
-        let mut states: Vec<IntState<D>> = levels.iter().map(|n| n.new_state(&pos)).collect();
-        for _ in 0..plies {
-            let moves = pos.legal_moves();
-            let want = integer_oracle(ints, &pos);
+        let start = Position::from_sfen(starts[g % starts.len()]).unwrap();
+        let mut states: Vec<IntState<D>> = levels.iter().map(|n| n.new_state(&start)).collect();
+        random_game(&start, plies, &mut rng, |s| {
+            let (pos, moves) = (s.position, s.moves);
+            if let Some(effect) = s.effect {
+                for (net, state) in levels.iter().zip(states.iter_mut()) {
+                    net.update(state, effect, pos);
+                }
+            }
+            let want = integer_oracle(ints, pos);
             for (net, state) in levels.iter().zip(&states) {
-                let got = net.raw(state, &pos);
+                let got = net.raw(state, pos);
                 assert_eq!(got, want, "{}: output at {}", net.describe(), pos.to_sfen());
                 assert_eq!(
                     state.acc,
@@ -547,22 +551,14 @@ fn check_games<N, const D: usize>(
                 let e = net.evaluate(
                     state,
                     Leaf {
-                        position: &pos,
-                        moves: &moves,
+                        position: pos,
+                        moves,
                     },
                 );
                 assert_eq!(e.value_logit, ((want / 16) as f64 / 600.0) as f32);
                 assert_eq!(e.policy_logits.len(), moves.len());
             }
-            if moves.is_empty() {
-                break;
-            }
-            let m = moves[below(&mut rng, moves.len())];
-            let effect = pos.do_move(m);
-            for (net, state) in levels.iter().zip(states.iter_mut()) {
-                net.update(state, &effect, &pos);
-            }
-        }
+        });
     }
 }
 
@@ -691,16 +687,15 @@ fn integer_engine_on_an_imported_file_is_the_files_arithmetic() {
         IntNet::<256, 512, 32, 32, 32>::with_simd(HALFKP, &imported.weights, IntSimd::detect())
             .unwrap();
     let mut rng = SplitMix64::new(23);
-    let mut pos = Position::startpos();
     let mut worst = 0.0f64;
-    for _ in 0..150 {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            break;
+    random_game(&Position::startpos(), 150, &mut rng, |s| {
+        let pos = s.position;
+        if s.moves.is_empty() {
+            return;
         }
-        let state = net.new_state(&pos);
-        let v = net.value(&state, &pos);
-        let (acts, l) = float_forward(&imported.weights, &pos);
+        let state = net.new_state(pos);
+        let v = net.value(&state, pos);
+        let (acts, l) = float_forward(&imported.weights, pos);
         let bound = integer_rounding_bound(&imported.weights);
         let diff = (f64::from(v) / 600.0 - l).abs();
         assert!(
@@ -711,8 +706,7 @@ fn integer_engine_on_an_imported_file_is_the_files_arithmetic() {
         );
         assert_eq!(acts.len(), 3);
         worst = worst.max(600.0 * diff);
-        pos.do_move(moves[below(&mut rng, moves.len())]);
-    }
+    });
     eprintln!("integer vs float on the imported net: max |Δcp| {worst:.2}");
 }
 
