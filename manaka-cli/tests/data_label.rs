@@ -9,6 +9,9 @@
 //! be legal in its position (our readers replay them; cshogi agrees with those readers,
 //! see tests/data_cshogi.rs).
 
+mod common;
+
+use common::oracles;
 use manaka_runtime::data::{HcpeRecord, PsvRecord, read_records};
 use manaka_runtime::shogi::Position;
 use std::path::PathBuf;
@@ -31,19 +34,9 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The teacher engine, as `label --engine` takes it; `None` after the skip message.
 fn fairy_stockfish() -> Option<String> {
-    for bin in ["fairy-stockfish", "/usr/games/fairy-stockfish"] {
-        if Command::new(bin).arg("quit").output().is_ok() {
-            return Some(bin.to_string());
-        }
-    }
-    if std::env::var("MANAKA_REQUIRE_ORACLES").is_ok_and(|v| v == "1") {
-        panic!("{TEST}: fairy-stockfish not found and MANAKA_REQUIRE_ORACLES=1");
-    }
-    eprintln!(
-        "SKIPPED {TEST}: fairy-stockfish not found; set MANAKA_REQUIRE_ORACLES=1 to fail instead"
-    );
-    None
+    oracles::need_fairy_stockfish(TEST).map(|p| p.display().to_string())
 }
 
 fn ok(out: &Output, what: &str) {

@@ -3,6 +3,9 @@
 //! SVG plots. Needs cshogi (the round robin runs through scripts/strength.py); skipped with a
 //! message when it is missing, unless MANAKA_REQUIRE_ORACLES=1.
 
+mod common;
+
+use common::oracles;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -16,23 +19,9 @@ fn repo() -> PathBuf {
         .to_path_buf()
 }
 
-fn have_cshogi() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import cshogi, cshogi.cli"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        if std::env::var("MANAKA_REQUIRE_ORACLES").is_ok_and(|v| v == "1") {
-            panic!("{TEST}: python3 with cshogi not found and MANAKA_REQUIRE_ORACLES=1");
-        }
-        eprintln!("SKIPPED {TEST}: cshogi not found (pip install cshogi)");
-    }
-    ok
-}
-
 #[test]
 fn a_study_of_two_shapes_writes_its_table_json_and_plots() {
-    if !have_cshogi() {
+    if !oracles::need_cshogi(TEST) {
         return;
     }
     let manaka = env!("CARGO_BIN_EXE_manaka");

@@ -6,52 +6,21 @@
 //! MANAKA_REQUIRE_ORACLES=1 (scripts/test sets it), which turns a missing oracle into a
 //! failure.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::oracles;
+use std::path::Path;
 use std::process::Command;
 
-fn require_oracles() -> bool {
-    std::env::var("MANAKA_REQUIRE_ORACLES").is_ok_and(|v| v == "1")
-}
-
-fn skip(why: &str) {
-    assert!(
-        !require_oracles(),
-        "oracle missing with MANAKA_REQUIRE_ORACLES=1: {why}"
-    );
-    eprintln!("skipping the cshogi match test: {why}");
-}
-
-fn fairy_stockfish() -> Option<PathBuf> {
-    let candidates = [
-        "/usr/games/fairy-stockfish",
-        "/usr/bin/fairy-stockfish",
-        "/usr/local/bin/fairy-stockfish",
-    ];
-    if let Some(p) = candidates.iter().map(PathBuf::from).find(|p| p.is_file()) {
-        return Some(p);
-    }
-    let out = Command::new("sh")
-        .args(["-c", "command -v fairy-stockfish"])
-        .output()
-        .ok()?;
-    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    (out.status.success() && p.is_file()).then_some(p)
-}
-
-fn has_cshogi() -> bool {
-    Command::new("python3")
-        .args(["-c", "import cshogi.cli"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+const TEST: &str = "usi_cshogi";
 
 #[test]
 fn games_against_fairy_stockfish_under_cshogi() {
-    let Some(fairy) = fairy_stockfish() else {
-        return skip("fairy-stockfish not found");
+    let Some(fairy) = oracles::need_fairy_stockfish(TEST) else {
+        return;
     };
-    if !has_cshogi() {
-        return skip("python3 with cshogi not found");
+    if !oracles::need_cshogi(TEST) {
+        return;
     }
     let dir =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cshogi-match-{}", std::process::id()));

@@ -3,6 +3,8 @@
 //! stdout) — and a scratch directory. Each test binary uses part of it.
 #![allow(dead_code)]
 
+pub mod oracles;
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
