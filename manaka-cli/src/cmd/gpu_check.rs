@@ -79,10 +79,10 @@ mod imp {
     use super::{ASSUMED_BANDWIDTH, ASSUMED_FP32_FLOPS, ASSUMED_L2, Args};
     use crate::engines::COMPILED;
     use anyhow::{Context, Result, bail};
+    use manaka::runtime::cuda::equivalence::{self, Equivalence};
     use manaka::runtime::cuda::{self, CudaEvaluator, CudaNet};
-    use manaka::runtime::eval::{Evaluation, Leaf};
-    use manaka::runtime::random::{RandomPositions, random_positions};
-    use manaka::runtime::reference::{Output, ReferenceNet};
+    use manaka::runtime::eval::Leaf;
+    use manaka::runtime::reference::ReferenceNet;
     use manaka::runtime::shogi::{Move, Position};
     use manaka::runtime::weights::{TensorSource, init};
     use manaka::shapes::{POLICY_LABELS, SQUARES, Shape, TYPICAL_ACTIVE_TOKENS};
@@ -109,66 +109,21 @@ mod imp {
             .collect()
     }
 
-    /// The positions of the checks: random playouts, the start position, and a sparse
-    /// mating problem (under kp/halfkp its missing pieces are repeated id-0 tokens).
+    /// The positions of the checks (the runtime's: random playouts of up to 200 plies, the
+    /// start position and a sparse mating problem).
     fn positions(count: usize, seed: u64) -> Result<Vec<Position>> {
-        let mut out = random_positions(&RandomPositions {
-            count,
-            seed,
-            min_ply: 0,
-            max_ply: 200,
-        })
-        .map_err(|e| anyhow::anyhow!("random positions: {e}"))?;
-        out.push(Position::startpos());
-        out.push(Position::from_sfen("8k/6G2/9/7N1/9/9/9/9/K8 b P 1").expect("valid SFEN"));
-        Ok(out)
+        equivalence::check_positions(count, seed, 200)
+            .map_err(|e| anyhow::anyhow!("random positions: {e}"))
     }
 
-    /// The reference's outputs for every position, on all cores.
-    fn reference_outputs(
-        net: &ReferenceNet,
-        positions: &[Position],
-        moves: &[Vec<Move>],
-    ) -> Vec<Output> {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 32);
-        let chunk = positions.len().div_ceil(threads).max(1);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = positions
-                .chunks(chunk)
-                .zip(moves.chunks(chunk))
-                .map(|(p, m)| {
-                    s.spawn(move || {
-                        p.iter()
-                            .zip(m)
-                            .map(|(p, m)| net.evaluate_position(p, m))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("reference thread"))
-                .collect()
-        })
-    }
-
-    struct Equivalence {
+    /// One shape's check: the runtime's equivalence harness on the GPU, outputs poisoned.
+    struct Checked {
         shape: String,
-        leaves: usize,
-        moves: usize,
-        value_error: f64,
-        policy_error: f64,
-        failures: Vec<String>,
+        eq: Equivalence,
         seconds: f64,
     }
 
-    fn relative(got: f32, want: f64) -> f64 {
-        (f64::from(got) - want).abs() / (1.0 + want.abs())
-    }
-
-    fn check_shape(shape: &Shape, count: usize, seed: u64) -> Result<Equivalence> {
+    fn check_shape(shape: &Shape, count: usize, seed: u64) -> Result<Checked> {
         let start = Instant::now();
         let source: Arc<dyn TensorSource + Send + Sync> =
             Arc::new(init::random_weights(shape, seed));
@@ -177,76 +132,14 @@ mod imp {
         let mut gpu = net.evaluator().context("a CUDA evaluator")?;
         gpu.set_poison(true);
         let positions = positions(count, seed)?;
-        let moves: Vec<Vec<Move>> = positions.iter().map(|p| p.legal_moves()).collect();
-        let want = reference_outputs(&reference, &positions, &moves);
-        let mut eq = Equivalence {
+        let eq = equivalence::check(&reference, &positions, &CHECK_BATCHES, |batch, out| {
+            gpu.try_evaluate(batch, out)
+        });
+        Ok(Checked {
             shape: shape.to_string(),
-            leaves: positions.len(),
-            moves: moves.iter().map(Vec::len).sum(),
-            value_error: 0.0,
-            policy_error: 0.0,
-            failures: Vec::new(),
-            seconds: 0.0,
-        };
-        let mut at = 0;
-        let mut out: Vec<Evaluation> = Vec::new();
-        for &size in CHECK_BATCHES.iter().cycle() {
-            if at >= positions.len() {
-                break;
-            }
-            let end = (at + size).min(positions.len());
-            let batch: Vec<Leaf<'_>> = (at..end)
-                .map(|i| Leaf {
-                    position: &positions[i],
-                    moves: &moves[i],
-                })
-                .collect();
-            if let Err(e) = gpu.try_evaluate(&batch, &mut out) {
-                eq.failures.push(format!("batch {at}..{end}: {e}"));
-                at = end;
-                continue;
-            }
-            for (k, got) in out.iter().enumerate() {
-                let i = at + k;
-                let w = &want[i];
-                let ve = relative(got.value_logit, w.value_logit);
-                eq.value_error = eq
-                    .value_error
-                    .max(if ve.is_nan() { f64::INFINITY } else { ve });
-                if (ve.is_nan() || ve > 1e-4) && eq.failures.len() < 10 {
-                    eq.failures.push(format!(
-                        "leaf {i} ({}): value {} vs reference {}",
-                        positions[i].to_sfen(),
-                        got.value_logit,
-                        w.value_logit
-                    ));
-                }
-                if got.policy_logits.len() != w.policy.len() {
-                    eq.failures.push(format!(
-                        "leaf {i}: {} policy logits for {} moves",
-                        got.policy_logits.len(),
-                        w.policy.len()
-                    ));
-                    continue;
-                }
-                for (j, (&g, &r)) in got.policy_logits.iter().zip(&w.policy).enumerate() {
-                    let pe = relative(g, r);
-                    eq.policy_error =
-                        eq.policy_error
-                            .max(if pe.is_nan() { f64::INFINITY } else { pe });
-                    if (pe.is_nan() || pe > 1e-4) && eq.failures.len() < 10 {
-                        eq.failures.push(format!(
-                            "leaf {i} ({}): move {} policy {g} vs reference {r}",
-                            positions[i].to_sfen(),
-                            moves[i][j]
-                        ));
-                    }
-                }
-            }
-            at = end;
-        }
-        eq.seconds = start.elapsed().as_secs_f64();
-        Ok(eq)
+            eq,
+            seconds: start.elapsed().as_secs_f64(),
+        })
     }
 
     struct Timing {
@@ -396,25 +289,21 @@ mod imp {
         let mut results = Vec::new();
         for shape in &check {
             eprintln!("checking {shape} ...");
-            let eq = check_shape(shape, args.positions, args.seed)?;
+            let c = check_shape(shape, args.positions, args.seed)?;
             say(format!(
                 "  {:<40} {:>5} leaves {:>7} moves  max rel err value {:.2e} policy {:.2e}  {:>5.1}s  {}",
-                eq.shape,
-                eq.leaves,
-                eq.moves,
-                eq.value_error,
-                eq.policy_error,
-                eq.seconds,
-                if eq.failures.is_empty() {
-                    "ok"
-                } else {
-                    "FAILED"
-                }
+                c.shape,
+                c.eq.leaves,
+                c.eq.moves,
+                c.eq.value_error,
+                c.eq.policy_error,
+                c.seconds,
+                if c.eq.ok() { "ok" } else { "FAILED" }
             ));
-            for f in &eq.failures {
+            for f in &c.eq.failures {
                 say(format!("    {f}"));
             }
-            results.push(eq);
+            results.push(c);
         }
         say(format!(
             "throughput (roofline: W1 FLOPs at {:.0} TFLOP/s fp32, bytes at {:.1} TB/s, tables up to {:.0} MB read once per batch (L2) — assumed H200 SXM figures)",
@@ -444,7 +333,7 @@ mod imp {
             }
             timings.extend(rows);
         }
-        let ok = results.iter().all(|r| r.failures.is_empty());
+        let ok = results.iter().all(|r| r.eq.ok());
         if args.json {
             let v = json!({
                 "device": device.to_string(),
@@ -455,10 +344,10 @@ mod imp {
                     "source": "H200 SXM datasheet: fp32 (no tensor cores), HBM3e"
                 },
                 "equivalence": results.iter().map(|r| json!({
-                    "shape": r.shape, "leaves": r.leaves, "moves": r.moves,
-                    "max_rel_error_value": finite(r.value_error),
-                    "max_rel_error_policy": finite(r.policy_error),
-                    "failures": r.failures, "ok": r.failures.is_empty(), "seconds": r.seconds,
+                    "shape": r.shape, "leaves": r.eq.leaves, "moves": r.eq.moves,
+                    "max_rel_error_value": finite(r.eq.value_error),
+                    "max_rel_error_policy": finite(r.eq.policy_error),
+                    "failures": r.eq.failures, "ok": r.eq.ok(), "seconds": r.seconds,
                 })).collect::<Vec<Value>>(),
                 "throughput": timings.iter().map(|r| json!({
                     "shape": r.shape, "batch": r.batch,

@@ -8,11 +8,10 @@
 //! Needs g++ (C++20); without it the tests skip, and fail under `MANAKA_REQUIRE_ORACLES=1`.
 
 use super::CudaError;
+use super::equivalence::{self, check_positions};
 use super::exec::{Arg, Device, DeviceWeights, Executor};
-use crate::eval::{Evaluation, Leaf};
-use crate::random::{RandomPositions, random_positions};
-use crate::reference::{Output, ReferenceNet};
-use crate::shogi::{Move, Position};
+use crate::eval::Evaluation;
+use crate::reference::ReferenceNet;
 use crate::weights::{WeightSet, init};
 use manaka_kernels::cuda::Kernel;
 use manaka_shapes::Shape;
@@ -173,30 +172,9 @@ fn emulator(shape: &Shape, dir: &Path) -> Option<Arc<Emulator>> {
     }
 }
 
-/// The tolerance of the equivalence checks: relative 1e-4, absolute near zero (as for the
-/// compiled CPU engines).
-fn close(got: f32, want: f64) -> bool {
-    (f64::from(got) - want).abs() <= 1e-4 * (1.0 + want.abs())
-}
-
-/// Positions to evaluate: random playouts (captures, hands, promotions, drops), the start
-/// position, and a sparse mating problem (pieces missing from the board: under kp/halfkp
-/// these are repeated id-0 tokens, which the pair block must skip, SPEC §3).
-fn positions(count: usize, seed: u64) -> Vec<Position> {
-    let mut out = random_positions(&RandomPositions {
-        count,
-        seed,
-        min_ply: 0,
-        max_ply: 160,
-    })
-    .expect("random positions");
-    out.push(Position::startpos());
-    out.push(Position::from_sfen("8k/6G2/9/7N1/9/9/9/9/K8 b P 1").expect("valid SFEN"));
-    out
-}
-
-/// Evaluates `positions` through the emulated kernels in batches of `sizes` (cycling), and
-/// compares every value and policy logit with the reference. Returns the largest error.
+/// Evaluates random positions through the emulated kernels in batches of `sizes` (cycling)
+/// with the one equivalence harness ([`super::equivalence`]): every value and policy logit
+/// within the tolerance of the reference.
 fn check(shape_name: &str, leaves: usize, sizes: &[usize]) {
     let shape = Shape::parse(shape_name).expect("valid shape");
     let dir = tempfile::tempdir().expect("temp dir");
@@ -209,58 +187,19 @@ fn check(shape_name: &str, leaves: usize, sizes: &[usize]) {
     let mut exec = Executor::new(shape, emu, device_weights);
     exec.set_poison(true);
 
-    let positions = positions(leaves, 11);
-    let moves: Vec<Vec<Move>> = positions.iter().map(|p| p.legal_moves()).collect();
-    let mut at = 0;
-    let mut out: Vec<Evaluation> = Vec::new();
-    let mut worst = 0.0f64;
-    for &size in sizes.iter().cycle() {
-        if at >= positions.len() {
-            break;
-        }
-        let end = (at + size).min(positions.len());
-        let batch: Vec<Leaf<'_>> = (at..end)
-            .map(|i| Leaf {
-                position: &positions[i],
-                moves: &moves[i],
-            })
-            .collect();
-        exec.evaluate(&batch, &mut out)
-            .unwrap_or_else(|e| panic!("{shape_name}: batch {at}..{end}: {e}"));
-        assert_eq!(out.len(), batch.len());
-        for (k, (leaf, got)) in batch.iter().zip(&out).enumerate() {
-            let want: Output = reference.evaluate_position(leaf.position, leaf.moves);
-            let sfen = leaf.position.to_sfen();
-            assert!(
-                close(got.value_logit, want.value_logit),
-                "{shape_name}: leaf {} ({sfen}): value {} vs reference {}",
-                at + k,
-                got.value_logit,
-                want.value_logit
-            );
-            assert_eq!(got.policy_logits.len(), leaf.moves.len());
-            for (j, (&g, &w)) in got.policy_logits.iter().zip(&want.policy).enumerate() {
-                assert!(
-                    close(g, w),
-                    "{shape_name}: leaf {} ({sfen}): move {} policy {g} vs reference {w}",
-                    at + k,
-                    leaf.moves[j]
-                );
-                worst = worst.max((f64::from(g) - w).abs() / (1.0 + w.abs()));
-            }
-            worst = worst.max(
-                (f64::from(got.value_logit) - want.value_logit).abs()
-                    / (1.0 + want.value_logit.abs()),
-            );
-        }
-        at = end;
-    }
+    let positions = check_positions(leaves, 11, 160).expect("random positions");
+    let eq = equivalence::check(&reference, &positions, sizes, |batch, out| {
+        exec.evaluate(batch, out)
+    });
+    assert!(eq.ok(), "{shape_name}:\n{}", eq.failures.join("\n"));
     // An empty batch answers nothing and launches nothing.
+    let mut out: Vec<Evaluation> = vec![];
     exec.evaluate(&[], &mut out).expect("empty batch");
     assert!(out.is_empty());
     eprintln!(
-        "{shape_name}: {} leaves through the emulated kernels, largest relative error {worst:.2e}",
-        positions.len()
+        "{shape_name}: {} leaves through the emulated kernels, largest relative error {:.2e}",
+        positions.len(),
+        eq.value_error.max(eq.policy_error)
     );
 }
 

@@ -14,6 +14,7 @@
 //! returns a [`CudaError`] saying which, and callers (the USI `Backend` option) run the CPU.
 
 mod device;
+pub mod equivalence;
 mod evaluator;
 mod exec;
 pub mod libs;
