@@ -48,6 +48,9 @@ pub trait Accumulator: Sized + Send + Sync + 'static {
     const NNUE: bool;
     /// Log-RMS of each block appended (`ks`).
     const KS: bool;
+    /// Own and opponent tokens summed apart (`split`): only then does [`Accumulator::token`]
+    /// read its `own` argument, and only then need the caller work it out.
+    const SPLIT: bool;
 
     /// The family's constants, for the check at load.
     fn dims(out: &mut DimList);
@@ -105,6 +108,8 @@ pub trait Block: Sized + Send + Sync + 'static {
     const WIDTH: usize;
     /// RMS-normalised blocks among them (each gets a log-RMS with `ks`).
     const NORMS: usize;
+    /// Reads `own` (see [`Accumulator::SPLIT`]).
+    const SPLIT: bool = false;
 
     fn dims(out: &mut DimList);
     fn load(source: &Source) -> Result<Self, FixedNetError>;
@@ -148,6 +153,7 @@ impl<const D: usize, const O: usize, const G: usize> Block for Powers<D, O, G> {
     type Sums = [[[f32; D]; O]; G];
     const WIDTH: usize = G * O * D;
     const NORMS: usize = G * O;
+    const SPLIT: bool = G == 2;
 
     fn dims(out: &mut DimList) {
         out.extend([("D", D), ("O", O), ("G", G)]);
@@ -531,6 +537,7 @@ impl<Pw: Block, Pa: Block, Mo: Block, Fi: Block, const KS: bool, const INP: usiz
     type Input = [f32; IN];
     const NNUE: bool = false;
     const KS: bool = KS;
+    const SPLIT: bool = Pw::SPLIT || Pa::SPLIT || Mo::SPLIT || Fi::SPLIT;
 
     fn dims(out: &mut DimList) {
         Pw::dims(out);
@@ -615,6 +622,7 @@ impl<const D: usize, const IN: usize> Accumulator for Nnue<D, IN> {
     type Input = [f32; IN];
     const NNUE: bool = true;
     const KS: bool = false;
+    const SPLIT: bool = false;
 
     fn dims(out: &mut DimList) {
         out.extend([

@@ -300,10 +300,11 @@ where
             .all_pairs(self.simd, &mut side.sums, active.as_slice());
     }
 
-    /// Whether `t` is one of the perspective's own tokens (only `split` asks).
+    /// Whether `t` is one of the perspective's own tokens, worked out only for an
+    /// accumulator that sums them apart (`split`; false otherwise, and unread).
     #[inline(always)]
     fn own(t: u32) -> bool {
-        tokens::is_own(Tok::SPACE, t)
+        Acc::SPLIT && tokens::is_own(Tok::SPACE, t)
     }
 
     /// Adds token `t`: its own contributions, then its pairs with every other active token.
