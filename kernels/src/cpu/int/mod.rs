@@ -9,12 +9,15 @@
 //!
 //! The level is an [`IntSimd`]: a [`Simd`] level plus, on AVX-512 CPUs that have it, VNNI
 //! (`vpdpbusd`, one instruction for four u8 × i8 products per lane).
+//!
+//! Each kernel is one body (`body.rs`) over a small lane trait (`lanes.rs`: a register, its
+//! loads, 16- and 32-bit adds, the u8 × i8 dot step, the clipping packs) with scalar, AVX2,
+//! AVX-512 and AVX-512 VNNI implementations, and one thin `#[target_feature]` entry point
+//! per level — the pattern of the f32 kernels (`cpu/body.rs`, `cpu/lanes.rs`). Every size
+//! is a const parameter down to the loops.
 
-#[cfg(target_arch = "x86_64")]
-mod avx2;
-#[cfg(target_arch = "x86_64")]
-mod avx512;
-mod scalar;
+mod body;
+mod lanes;
 
 use super::{Level, Simd};
 use std::fmt;
@@ -104,13 +107,75 @@ fn has_vnni() -> bool {
     }
 }
 
+// The entry points: per level, one thin function per kernel that enables the level's target
+// features and runs the shared body (`body.rs`) with that level's lanes (`lanes.rs`). The
+// body and the lane methods are `#[inline(always)]`, so each entry point compiles to one
+// function with the intrinsics inlined and every size a constant.
+macro_rules! entry_points {
+    ($level:ident, $lanes:ty $(, $features:literal)?) => {
+        mod $level {
+            use super::{AffineI8, body};
+            #[allow(unused_imports)]
+            use super::lanes::*;
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn accumulate<const N: usize>(
+                acc: &mut [i16; N],
+                base: Option<&[i16; N]>,
+                sub: &[&[i16; N]],
+                add: &[&[i16; N]],
+            ) {
+                // SAFETY: the caller runs this level only on a CPU with its features.
+                unsafe { body::accumulate::<$lanes, N>(acc, base, sub, add) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn clip_i16<const N: usize>(acc: &[i16; N], out: &mut [u8; N]) {
+                // SAFETY: as above.
+                unsafe { body::clip_i16::<$lanes, N>(acc, out) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn crelu_i32<const N: usize>(y: &[i32; N], out: &mut [u8; N]) {
+                // SAFETY: as above.
+                unsafe { body::crelu_i32::<$lanes, N>(y, out) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn affine<const IN: usize, const OUT: usize>(
+                layer: &AffineI8<IN, OUT>,
+                x: &[u8; IN],
+                out: &mut [i32; OUT],
+            ) {
+                // SAFETY: as above.
+                unsafe { body::affine::<$lanes, IN, OUT>(layer, x, out) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn dot_u8i8<const N: usize>(x: &[u8; N], w: &[i8; N]) -> i32 {
+                // SAFETY: as above.
+                unsafe { body::dot_u8i8::<$lanes, N>(x, w) }
+            }
+        }
+    };
+}
+
+entry_points!(scalar, Scalar);
+#[cfg(target_arch = "x86_64")]
+entry_points!(avx2, Avx2, "avx2");
+#[cfg(target_arch = "x86_64")]
+entry_points!(avx512, Avx512, "avx512f,avx512bw,avx2");
+#[cfg(target_arch = "x86_64")]
+entry_points!(avx512_vnni, Avx512Vnni, "avx512f,avx512bw,avx512vnni,avx2");
+
 // Dispatch. The arms after `Scalar` are reachable only with a `Simd` made by
 // `Simd::available()`, which checked AVX2 (and AVX-512 F/BW); `vnni` is set only after
 // checking AVX-512 VNNI.
 macro_rules! dispatch {
-    ($s:expr, $f:ident, $fv:ident ( $($arg:expr),* )) => {
+    ($s:expr, $f:ident ( $($arg:expr),* )) => {
         match ($s.simd.0, $s.vnni) {
-            (Level::Scalar, _) => scalar::$f($($arg),*),
+            // SAFETY: the scalar level needs no CPU feature.
+            (Level::Scalar, _) => unsafe { scalar::$f($($arg),*) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the CPU supports AVX2 (checked when this `Simd` was made).
             (Level::Avx2, _) => unsafe { avx2::$f($($arg),*) },
@@ -119,9 +184,10 @@ macro_rules! dispatch {
             (Level::Avx512, false) => unsafe { avx512::$f($($arg),*) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: the CPU supports AVX-512 F, BW and VNNI (checked by `IntSimd::new`).
-            (Level::Avx512, true) => unsafe { avx512::$fv($($arg),*) },
+            (Level::Avx512, true) => unsafe { avx512_vnni::$f($($arg),*) },
             #[cfg(not(target_arch = "x86_64"))]
-            _ => scalar::$f($($arg),*),
+            // SAFETY: as the scalar arm.
+            _ => unsafe { scalar::$f($($arg),*) },
         }
     };
 }
@@ -135,7 +201,7 @@ pub fn refresh_i16<const N: usize>(
     bias: &[i16; N],
     rows: &[&[i16; N]],
 ) {
-    dispatch!(s, accumulate, accumulate(acc, Some(bias), &[], rows))
+    dispatch!(s, accumulate(acc, Some(bias), &[], rows))
 }
 
 /// An incremental update: `acc = acc − Σ sub + Σ add`, each lane wrapping (YaneuraOu's
@@ -148,35 +214,37 @@ pub fn update_i16<const N: usize>(
     sub: &[&[i16; N]],
     add: &[&[i16; N]],
 ) {
-    dispatch!(s, accumulate, accumulate(acc, None, sub, add))
+    dispatch!(s, accumulate(acc, None, sub, add))
 }
 
 /// The feature transformer's output: `out[i] = clamp(acc[i], 0, 127)` as a byte.
 #[inline]
 pub fn clip_i16<const N: usize>(s: IntSimd, acc: &[i16; N], out: &mut [u8; N]) {
-    dispatch!(s, clip_i16, clip_i16(acc.as_slice(), out.as_mut_slice()))
+    dispatch!(s, clip_i16(acc, out))
 }
 
 /// The clipped ReLU: `out[i] = clamp(y[i] >> 6, 0, 127)` (arithmetic shift, i.e. floor
 /// division by 64; YaneuraOu's `ClippedReLU`, `layers/clipped_relu.h`).
 #[inline]
 pub fn crelu_i32<const N: usize>(s: IntSimd, y: &[i32; N], out: &mut [u8; N]) {
-    dispatch!(s, crelu_i32, crelu_i32(y.as_slice(), out.as_mut_slice()))
+    dispatch!(s, crelu_i32(y, out))
 }
 
 /// An affine layer: `out = b + W x`, summed in 32 bits (wrapping). Inputs must be in
 /// 0..=127 (every clipped activation is): above 127 the levels' intermediate 16-bit pair
 /// sums could saturate and the levels would no longer agree.
 #[inline]
-pub fn affine(s: IntSimd, layer: &AffineI8, x: &[u8], out: &mut [i32]) {
-    assert_eq!(x.len(), layer.inputs, "affine layer input width");
-    assert_eq!(out.len(), layer.outputs, "affine layer output width");
+pub fn affine<const IN: usize, const OUT: usize>(
+    s: IntSimd,
+    layer: &AffineI8<IN, OUT>,
+    x: &[u8; IN],
+    out: &mut [i32; OUT],
+) {
     debug_assert!(
         x.iter().all(|&v| v <= 127),
         "affine inputs must be clipped to 0..=127"
     );
-    let n = layer.outputs;
-    dispatch!(s, affine, affine_vnni(layer, x, out, 0, n))
+    dispatch!(s, affine(layer, x, out))
 }
 
 /// `Σ x[i]·w[i]` summed in 32 bits (wrapping); inputs in 0..=127 as for [`affine`].
@@ -186,93 +254,69 @@ pub fn dot_u8i8<const N: usize>(s: IntSimd, x: &[u8; N], w: &[i8; N]) -> i32 {
         x.iter().all(|&v| v <= 127),
         "dot inputs must be clipped to 0..=127"
     );
-    dispatch!(s, dot_u8i8, dot_u8i8_vnni(x.as_slice(), w.as_slice()))
+    dispatch!(s, dot_u8i8(x, w))
 }
 
-/// An affine layer's int8 weights and int32 biases, its weights rearranged once for the
-/// kernels: for each group of four inputs, the four weights of every output side by side
-/// (`[inputs / 4][outputs][4]`), so one broadcast of four input bytes meets the columns of
-/// many outputs in a single vector — the layout YaneuraOu's loader builds
-/// (`get_weight_index_scrambled`, `layers/affine_transform.h`). Inputs beyond the last full
-/// group are kept row-major in `tail`.
+/// An affine layer's int8 weights and int32 biases, `OUT` outputs of `IN` inputs, its
+/// weights rearranged once for the kernels: for each group of four inputs, the four weights
+/// of every output side by side (`[IN / 4][OUT][4]`), so one broadcast of four input bytes
+/// meets the columns of many outputs in a single register — the layout YaneuraOu's loader
+/// builds (`get_weight_index_scrambled`, `layers/affine_transform.h`). The `IN % 4` inputs
+/// beyond the last full group are kept per output in `tail`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AffineI8 {
-    inputs: usize,
-    outputs: usize,
-    groups: usize,
-    packed: Vec<i8>,
-    tail: Vec<i8>,
-    biases: Vec<i32>,
+pub struct AffineI8<const IN: usize, const OUT: usize> {
+    /// `IN / 4` groups.
+    packed: Vec<[[i8; 4]; OUT]>,
+    /// One row per output when `IN % 4 != 0` (its first `IN % 4` bytes used), else none.
+    tail: Vec<[i8; 4]>,
+    biases: [i32; OUT],
 }
 
-impl AffineI8 {
+impl<const IN: usize, const OUT: usize> AffineI8<IN, OUT> {
     /// A layer from its row-major weights (`outputs × inputs`) and biases.
     ///
     /// # Panics
-    /// If `weights.len() != outputs · inputs` or `biases.len() != outputs`.
-    pub fn new(inputs: usize, outputs: usize, weights: &[i8], biases: &[i32]) -> AffineI8 {
-        assert_eq!(
-            weights.len(),
-            inputs * outputs,
-            "weights are outputs × inputs"
-        );
-        assert_eq!(biases.len(), outputs, "one bias per output");
-        let groups = inputs / 4;
-        let t = inputs - 4 * groups;
-        let mut packed = vec![0i8; groups * outputs * 4];
-        let mut tail = vec![0i8; outputs * t];
-        for o in 0..outputs {
-            for i in 0..inputs {
-                let w = weights[o * inputs + i];
-                if i < 4 * groups {
-                    packed[((i / 4) * outputs + o) * 4 + i % 4] = w;
-                } else {
-                    tail[o * t + i - 4 * groups] = w;
+    /// If `inputs != IN`, `outputs != OUT`, `weights.len() != OUT · IN` or
+    /// `biases.len() != OUT`.
+    pub fn new(inputs: usize, outputs: usize, weights: &[i8], biases: &[i32]) -> Self {
+        assert_eq!((inputs, outputs), (IN, OUT), "the layer is IN → OUT");
+        assert_eq!(weights.len(), IN * OUT, "weights are outputs × inputs");
+        let biases: [i32; OUT] = biases.try_into().expect("one bias per output");
+        let mut packed = vec![[[0i8; 4]; OUT]; IN / 4];
+        let mut tail = vec![[0i8; 4]; if IN.is_multiple_of(4) { 0 } else { OUT }];
+        for (o, row) in weights.chunks_exact(IN).enumerate() {
+            for (i, &w) in row.iter().enumerate() {
+                match packed.get_mut(i / 4) {
+                    Some(group) => group[o][i % 4] = w,
+                    None => tail[o][i % 4] = w,
                 }
             }
         }
         AffineI8 {
-            inputs,
-            outputs,
-            groups,
             packed,
             tail,
-            biases: biases.to_vec(),
+            biases,
         }
     }
 
     pub fn inputs(&self) -> usize {
-        self.inputs
+        IN
     }
 
     pub fn outputs(&self) -> usize {
-        self.outputs
+        OUT
     }
 
     /// The weight from input `i` to output `o`.
     pub fn weight(&self, o: usize, i: usize) -> i8 {
-        if i < 4 * self.groups {
-            self.packed[((i / 4) * self.outputs + o) * 4 + i % 4]
-        } else {
-            let t = self.inputs - 4 * self.groups;
-            self.tail[o * t + i - 4 * self.groups]
+        match self.packed.get(i / 4) {
+            Some(group) => group[o][i % 4],
+            None => self.tail[o][i % 4],
         }
     }
 
-    pub fn biases(&self) -> &[i32] {
+    pub fn biases(&self) -> &[i32; OUT] {
         &self.biases
-    }
-
-    /// Adds the tail columns' products to outputs `from..to`.
-    fn add_tail(&self, x: &[u8], out: &mut [i32], from: usize, to: usize) {
-        let t = self.inputs - 4 * self.groups;
-        if t == 0 {
-            return;
-        }
-        let xt = &x[4 * self.groups..self.inputs];
-        for (o, y) in (from..to).zip(&mut out[from..to]) {
-            *y = y.wrapping_add(scalar::dot_u8i8(xt, &self.tail[o * t..(o + 1) * t]));
-        }
     }
 }
 
