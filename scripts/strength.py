@@ -82,6 +82,15 @@ def main():
     ap.add_argument("--csa", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    # cshogi starts each engine in the engine's own directory (here a temporary one), so a
+    # relative EvalFile would not be found there and the engine would answer `bestmove resign`
+    # at once: make paths absolute, and refuse a file that does not exist.
+    for name in ("evalfile", "opponent_evalfile"):
+        value = getattr(args, name)
+        if value and value != "<empty>" and not value.startswith("builtin:"):
+            if not os.path.isfile(value):
+                ap.error(f"--{name.replace('_', '-')} {value}: no such file")
+            setattr(args, name, os.path.abspath(value))
 
     tmp = tempfile.mkdtemp(prefix="manaka-strength-")
     usi = os.path.join(tmp, "manaka-usi")
