@@ -8,7 +8,8 @@
 //!   the legal moves; [`Example`], one position with its targets.
 //! - [`optim`]: Adam, lazy on the token tables, log-space on the lse channels.
 //! - [`data`]: the data files as compact samples; [`checkpoint`]: the state file beside the
-//!   weights that lets a run resume; [`trainer`]: the loop.
+//!   weights that lets a run resume; [`trainer`]: the model's optimiser steps and the run's
+//!   settings, and its `train`, the loop of one invocation.
 //! - [`real`]: the float type — `f32` to train, `f64` for the gradient tests.
 //!
 //! ```no_run
@@ -34,6 +35,7 @@ pub mod loss;
 pub mod model;
 pub mod optim;
 pub mod real;
+mod session;
 pub mod trainer;
 
 pub use data::{DataFormat, Dataset};
