@@ -172,6 +172,10 @@ fn selfplay_with_the_tiny_shape_writes_replayable_games_and_resumes() {
     // Resume with nothing left to do: the files are untouched.
     let stderr = ok(&manaka(&args), "resume");
     assert!(stderr.contains("(6 resumed)"), "{stderr}");
+    assert!(
+        stderr.contains("that run is finished (6 games); nothing to do"),
+        "{stderr}"
+    );
     assert_eq!(files(&out), written);
     // A lost file is played again, identically.
     std::fs::remove_file(out.join("selfplay-000001.hcpe3")).unwrap();

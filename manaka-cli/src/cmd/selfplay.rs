@@ -267,6 +267,10 @@ pub fn run(args: Args) -> Result<()> {
     }
     let p = result.map_err(|e| anyhow!("{e}"))?;
     eprintln!("{}", line(&p));
+    if let Some(finished) = p.finished(&args.out) {
+        eprintln!("selfplay: {finished}");
+        return Ok(());
+    }
     eprintln!(
         "selfplay: {} moves in {:.1} s this session, {} files written to {}",
         p.moves,

@@ -36,7 +36,7 @@ use crate::data::io::{DataError, write_atomic};
 use crate::eval::{EvaluatorFactory, ThreadedEvaluator};
 use crate::runs::resume::{Finished, Manifest, ResumeError};
 use crate::search::{GumbelSearch, SearchConfig};
-use batcher::BatchServer;
+use batcher::{BatchServer, GameEvaluator};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -373,7 +373,6 @@ fn play_all(
     start: Instant,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(), SelfplayError> {
-    let s = &config.settings;
     let server = BatchServer::new();
     let stats = server.stats();
     let workers = config.parallel_games.min(todo.len());
@@ -397,36 +396,10 @@ fn play_all(
             let mut evaluator = ThreadedEvaluator::new(factory.as_ref(), threads.max(1));
             server.run(&mut evaluator);
         });
-        for mut conn in connections {
+        for conn in connections {
             let done_tx = done_tx.clone();
             let (next, abort) = (&next, &abort);
-            scope.spawn(move || {
-                let mut search = GumbelSearch::new(SearchConfig {
-                    cache_entries: s.cache_entries,
-                    ..SearchConfig::default()
-                });
-                while !abort.load(Ordering::Relaxed) {
-                    let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break;
-                    };
-                    let flag = conn.failure_flag();
-                    let failed = || flag.load(Ordering::Relaxed);
-                    let opening = config.openings.start(config.seed, index);
-                    let r = play(
-                        &opening,
-                        s,
-                        config.seed,
-                        index,
-                        &mut search,
-                        &mut conn,
-                        &failed,
-                    );
-                    if done_tx.send((index, r)).is_err() {
-                        break;
-                    }
-                }
-                drop(conn);
-            });
+            scope.spawn(move || play_games(config, todo, next, abort, conn, done_tx));
         }
         drop(done_tx);
 
@@ -465,6 +438,44 @@ fn play_all(
     match first_error {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// One game thread: plays the next game of `todo` not yet taken (`next`) until none is left
+/// or the run aborts, each from its opening with its own noise stream, its leaves going to
+/// the batch server through `conn`, and sends each result to the writer.
+fn play_games(
+    config: &SelfplayConfig,
+    todo: &[u64],
+    next: &AtomicUsize,
+    abort: &AtomicBool,
+    mut conn: GameEvaluator,
+    done: mpsc::Sender<(u64, Result<PlayedGame, String>)>,
+) {
+    let s = &config.settings;
+    let mut search = GumbelSearch::new(SearchConfig {
+        cache_entries: s.cache_entries,
+        ..SearchConfig::default()
+    });
+    while !abort.load(Ordering::Relaxed) {
+        let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+            break;
+        };
+        let flag = conn.failure_flag();
+        let failed = || flag.load(Ordering::Relaxed);
+        let opening = config.openings.start(config.seed, index);
+        let r = play(
+            &opening,
+            s,
+            config.seed,
+            index,
+            &mut search,
+            &mut conn,
+            &failed,
+        );
+        if done.send((index, r)).is_err() {
+            break;
+        }
     }
 }
 
