@@ -4,7 +4,7 @@
 //! generators", OOPSLA 2014), written out here so that a seed names the same positions and
 //! the same self-play games whatever version of any random-number crate is in use.
 
-use crate::shogi::Position;
+use crate::shogi::{Move, Position};
 use std::collections::HashSet;
 
 /// SplitMix64: a 64-bit state advanced by the golden-ratio increment and mixed.
@@ -111,9 +111,85 @@ pub fn random_positions(settings: &RandomPositions) -> Result<Vec<Position>, Str
     Ok(out)
 }
 
+/// A legal move of `pos` drawn from `rng`, or `None` when there is none. Half of the draws
+/// take a capture when there is one (uniform among the captures), the rest are uniform over
+/// all legal moves: random games then fill the hands, so drops abound — the walk the rules
+/// and mate tests need, where uniform play rarely captures.
+pub fn capture_preferring_move(pos: &Position, rng: &mut SplitMix64) -> Option<Move> {
+    let moves = pos.legal_moves();
+    if rng.below(2) == 0 {
+        let captures: Vec<Move> = moves
+            .iter()
+            .copied()
+            .filter(|m| m.from().is_some() && pos.piece_at(m.to()).is_some())
+            .collect();
+        if !captures.is_empty() {
+            return Some(captures[rng.below(captures.len() as u64) as usize]);
+        }
+    }
+    if moves.is_empty() {
+        return None;
+    }
+    Some(moves[rng.below(moves.len() as u64) as usize])
+}
+
+/// Every position along `games` random games of [`capture_preferring_move`]s: game `g`
+/// starts from `starts[g % starts.len()]` and stops at mate or after `max_plies` moves; each
+/// position (the start included) is returned fresh, rebuilt from its SFEN with no history.
+pub fn positions_along_random_games(
+    starts: &[Position],
+    games: usize,
+    max_plies: usize,
+    rng: &mut SplitMix64,
+) -> Vec<Position> {
+    let fresh = |p: &Position| Position::from_sfen(&p.to_sfen()).expect("a printed SFEN parses");
+    let mut out = Vec::new();
+    for g in 0..games {
+        let mut pos = starts[g % starts.len()].clone();
+        out.push(fresh(&pos));
+        for _ in 0..max_plies {
+            let Some(m) = capture_preferring_move(&pos, rng) else {
+                break;
+            };
+            pos.do_move(m);
+            out.push(fresh(&pos));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_games_are_legal_seeded_and_fill_hands() {
+        let starts = [Position::startpos()];
+        let walk = |seed| positions_along_random_games(&starts, 4, 80, &mut SplitMix64::new(seed));
+        let a = walk(5);
+        let sfens = |v: &[Position]| v.iter().map(Position::to_sfen).collect::<Vec<_>>();
+        assert_eq!(sfens(&a), sfens(&walk(5)), "a seed names its games");
+        assert_ne!(sfens(&a), sfens(&walk(6)));
+        // Consecutive positions of a game differ by one legal move.
+        for w in a.windows(2) {
+            let reached = w[0].legal_moves().iter().any(|&m| {
+                let mut p = w[0].clone();
+                p.do_move(m);
+                p.to_sfen() == w[1].to_sfen()
+            });
+            assert!(
+                reached || w[1].to_sfen() == Position::startpos().to_sfen(),
+                "{} -> {}",
+                w[0].to_sfen(),
+                w[1].to_sfen()
+            );
+        }
+        // Preferring captures fills the hands: some position has a piece in hand.
+        assert!(
+            a.iter().any(|p| !p.to_sfen().contains(" - ")),
+            "no piece was ever captured"
+        );
+    }
 
     #[test]
     fn splitmix_reference_values() {

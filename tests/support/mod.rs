@@ -4,9 +4,9 @@
 
 #![allow(dead_code)]
 
-use manaka::runtime::shogi::{Move, Position};
+use manaka::runtime::random::{self, SplitMix64};
+use manaka::runtime::shogi::Position;
 use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use std::path::PathBuf;
 use std::process::Command;
@@ -71,45 +71,20 @@ pub fn rng(salt: u64) -> StdRng {
     StdRng::seed_from_u64(env_or("MANAKA_RULES_SEED", 0x6d61_6e61_6b61u64) ^ salt)
 }
 
-/// Positions along random games: each game starts from one of `starts`, plays uniformly
-/// random legal moves (with a bias towards captures, so hands fill and drops abound) until
-/// mate or `max_plies`, and every position on the way is returned (as a fresh `Position`
-/// built from its SFEN, history dropped).
+/// Positions along random games ([`random::positions_along_random_games`]: captures
+/// preferred, so hands fill and drops abound), every position on the way, history dropped.
 pub fn random_positions(
     rng: &mut StdRng,
     starts: &[&str],
     games: usize,
     max_plies: usize,
 ) -> Vec<Position> {
-    let mut out = Vec::new();
-    for g in 0..games {
-        let mut pos = Position::from_sfen(starts[g % starts.len()]).expect("start SFEN is valid");
-        out.push(Position::from_sfen(&pos.to_sfen()).expect("printed SFEN parses"));
-        for _ in 0..max_plies {
-            let Some(m) = random_move(rng, &pos) else {
-                break;
-            };
-            pos.do_move(m);
-            out.push(Position::from_sfen(&pos.to_sfen()).expect("printed SFEN parses"));
-        }
-    }
-    out
-}
-
-/// A random legal move, captures preferred half of the time.
-pub fn random_move(rng: &mut StdRng, pos: &Position) -> Option<Move> {
-    let moves = pos.legal_moves();
-    if rng.random_bool(0.5) {
-        let caps: Vec<Move> = moves
-            .iter()
-            .copied()
-            .filter(|m| m.from().is_some() && pos.piece_at(m.to()).is_some())
-            .collect();
-        if let Some(&m) = caps.choose(rng) {
-            return Some(m);
-        }
-    }
-    moves.choose(rng).copied()
+    let starts: Vec<Position> = starts
+        .iter()
+        .map(|s| Position::from_sfen(s).expect("start SFEN is valid"))
+        .collect();
+    let mut walk = SplitMix64::new(rng.random());
+    random::positions_along_random_games(&starts, games, max_plies, &mut walk)
 }
 
 /// Positions worth trying beyond the start position: the perft positions of issue 2 and a few

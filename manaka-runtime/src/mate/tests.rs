@@ -3,10 +3,8 @@
 //! (tests/mate_oracle_cshogi.rs) does the same on hundreds of positions.
 
 use super::*;
+use crate::random::{self, SplitMix64};
 use crate::shogi::{Color, Move, Position};
-use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
-use rand::{RngExt, SeedableRng};
 use std::collections::BTreeSet;
 
 fn pos(sfen: &str) -> Position {
@@ -388,37 +386,15 @@ fn proof_tree_holds_every_defence() {
 }
 
 /// Positions along random games (captures preferred, so hands fill and drops abound),
-/// from the start position and from a full-hand one.
+/// from the start position and two with full hands ([`random::positions_along_random_games`]).
 fn random_positions(seed: u64, games: usize, plies: usize) -> Vec<Position> {
-    let mut rng = StdRng::seed_from_u64(seed);
     let starts = [
         "startpos",
         "4k4/9/9/9/9/9/9/9/4K4 b RBGSNLPrb3g3s3n3l17p 1",
         "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w GR5pnsg 1",
-    ];
-    let mut out = Vec::new();
-    for g in 0..games {
-        let mut p = pos(starts[g % starts.len()]);
-        for _ in 0..plies {
-            let moves = p.legal_moves();
-            let caps: Vec<Move> = moves
-                .iter()
-                .copied()
-                .filter(|m| m.from().is_some() && p.piece_at(m.to()).is_some())
-                .collect();
-            let m = if !caps.is_empty() && rng.random_bool(0.5) {
-                *caps.choose(&mut rng).unwrap()
-            } else {
-                match moves.choose(&mut rng) {
-                    Some(&m) => m,
-                    None => break,
-                }
-            };
-            p.do_move(m);
-            out.push(pos(&p.to_sfen()));
-        }
-    }
-    out
+    ]
+    .map(pos);
+    random::positions_along_random_games(&starts, games, plies, &mut SplitMix64::new(seed))
 }
 
 #[test]
