@@ -6,11 +6,9 @@
 
 mod common;
 
-use common::{json, manaka, refused};
+use common::{Scratch, json, manaka, oracles, refused, usi_until_bestmove};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 
 /// A line of the embedded default network's favourite kind of opening, with a capture and a
 /// recapture; positions after 0, 4, 8 and 11 plies of it are evaluated.
@@ -125,76 +123,11 @@ fn eval_precision_is_never_silently_ignored() {
     assert_eq!(v["precision"], "f32");
 }
 
-/// A USI session: sends `commands`, waits for `bestmove`, then `quit`.
-fn session(commands: &[&str]) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_manaka"))
-        .arg("usi")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for c in commands {
-        writeln!(stdin, "{c}").unwrap();
-    }
-    stdin.flush().unwrap();
-    let mut lines = Vec::new();
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        let done = line.starts_with("bestmove");
-        lines.push(line);
-        if done {
-            break;
-        }
-    }
-    writeln!(stdin, "quit").unwrap();
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
-    lines
-}
-
-/// Whether python3 with cshogi is there; without it the legality check is skipped with a
-/// message, unless MANAKA_REQUIRE_ORACLES=1 (scripts/test sets it) makes that a failure.
-fn has_cshogi() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import cshogi"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        let required = std::env::var("MANAKA_REQUIRE_ORACLES").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "python3 with cshogi is missing (MANAKA_REQUIRE_ORACLES=1)"
-        );
-        eprintln!("skipping the bestmove legality check: python3 with cshogi not found");
-    }
-    found
-}
-
-/// Whether `mv` is legal after `moves` from the start position, by cshogi.
-fn cshogi_legal(moves: &[&str], mv: &str) -> bool {
-    let script = format!(
-        "import cshogi\nb = cshogi.Board()\nfor m in {moves:?}: b.push_usi(m)\n\
-         print('{mv}' in [cshogi.move_to_usi(m) for m in b.legal_moves])"
-    );
-    let out = Command::new("python3")
-        .args(["-c", &script])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim() == "True"
-}
-
 #[test]
 fn usi_precision_option_is_announced_refused_named_and_plays() {
     let moves = &LINE[..4];
     let position = format!("position startpos moves {}", moves.join(" "));
-    let lines = session(&[
+    let lines = usi_until_bestmove(&[
         "usi",
         "setoption name Precision value int4",
         "setoption name Precision value int8",
@@ -222,11 +155,11 @@ fn usi_precision_option_is_announced_refused_named_and_plays() {
     );
     let best = lines.last().unwrap();
     let mv = best.split_whitespace().nth(1).unwrap();
-    if has_cshogi() {
-        assert!(cshogi_legal(moves, mv), "{best} after {moves:?}");
+    if oracles::need_cshogi("precision_usi") {
+        assert!(oracles::cshogi_legal(moves, mv), "{best} after {moves:?}");
     }
     // The option changed back to f32 reloads the network: the description has no precision.
-    let lines = session(&[
+    let lines = usi_until_bestmove(&[
         "setoption name Precision value bf16",
         "isready",
         "setoption name Precision value f32",
@@ -246,9 +179,9 @@ fn usi_precision_option_is_announced_refused_named_and_plays() {
 /// the engine says so in an `info string`.
 #[test]
 fn usi_precision_on_an_nnue_shape_says_it_is_not_applied() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("precision-usi");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("nnue.mnw");
+    // A fresh directory each run (a second run must not meet the first one's file).
+    let dir = Scratch::new("precision-usi");
+    let file = dir.0.join("nnue.mnw");
     let out = manaka(&[
         "weights",
         "init",
@@ -265,7 +198,7 @@ fn usi_precision_on_an_nnue_shape_says_it_is_not_applied() {
         String::from_utf8_lossy(&out.stderr)
     );
     let eval_file = format!("setoption name EvalFile value {}", file.display());
-    let lines = session(&[
+    let lines = usi_until_bestmove(&[
         &eval_file,
         "setoption name Precision value bf16",
         "isready",

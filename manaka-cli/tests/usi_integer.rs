@@ -3,41 +3,14 @@
 //! integer` computes; a shape without an integer engine plays on the float engine and the
 //! `info string` says so.
 
-use std::io::{BufRead, BufReader, Write};
+mod common;
+
+use common::usi_until_bestmove;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn manaka() -> Command {
     Command::new(env!("CARGO_BIN_EXE_manaka"))
-}
-
-/// Runs a USI session: sends `commands`, then waits for `bestmove` before sending `quit`.
-fn session(commands: &[String]) -> Vec<String> {
-    let mut child = manaka()
-        .arg("usi")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for c in commands {
-        writeln!(stdin, "{c}").unwrap();
-    }
-    stdin.flush().unwrap();
-    let mut lines = Vec::new();
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        let done = line.starts_with("bestmove");
-        lines.push(line);
-        if done {
-            break;
-        }
-    }
-    writeln!(stdin, "quit").unwrap();
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
-    lines
 }
 
 fn field(line: &str, name: &str) -> f64 {
@@ -72,7 +45,7 @@ fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
     );
     let moves = ["7g7f", "3c3d", "8h2b+", "3a2b"];
 
-    let lines = session(&[
+    let lines = usi_until_bestmove(&[
         "usi".into(),
         format!("setoption name EvalFile value {}", file.display()),
         "setoption name Backend value integer".into(),
@@ -118,12 +91,12 @@ fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
     assert!(lines.last().unwrap().starts_with("bestmove "));
 
     // The embedded default is not an nnue shape: the float engine plays, saying why.
-    let lines = session(&[
-        "usi".into(),
-        "setoption name Backend value integer".into(),
-        "isready".into(),
-        "position startpos".into(),
-        "go nodes 1".into(),
+    let lines = usi_until_bestmove(&[
+        "usi",
+        "setoption name Backend value integer",
+        "isready",
+        "position startpos",
+        "go nodes 1",
     ]);
     let loaded = lines
         .iter()
@@ -176,7 +149,7 @@ fn eval_file_takes_an_nn_bin_and_backend_integer_plays_it() {
     ]);
     let moves = "position startpos moves 7g7f 3c3d";
     let play = |file: &std::path::Path| {
-        session(&[
+        usi_until_bestmove(&[
             format!("setoption name EvalFile value {}", file.display()),
             "setoption name Backend value integer".into(),
             "isready".into(),

@@ -6,8 +6,9 @@
 pub mod oracles;
 
 use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// Runs the `manaka` binary under test.
 pub fn manaka(args: &[&str]) -> Output {
@@ -83,4 +84,34 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// A `manaka usi` session: sends `commands`, reads the engine's lines up to the first
+/// `bestmove`, then sends `quit` and checks the engine exits cleanly.
+pub fn usi_until_bestmove<S: AsRef<str>>(commands: &[S]) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_manaka"))
+        .arg("usi")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for c in commands {
+        writeln!(stdin, "{}", c.as_ref()).unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("bestmove");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    writeln!(stdin, "quit").unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    lines
 }

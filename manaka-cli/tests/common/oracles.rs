@@ -65,3 +65,22 @@ pub fn need_cshogi(test: &str) -> bool {
     }
     found
 }
+
+/// Whether `mv` is legal after `moves` from the start position, by cshogi (call after
+/// [`need_cshogi`]).
+pub fn cshogi_legal(moves: &[&str], mv: &str) -> bool {
+    let script = format!(
+        "import cshogi\nb = cshogi.Board()\nfor m in {moves:?}: b.push_usi(m)\n\
+         print('{mv}' in [cshogi.move_to_usi(m) for m in b.legal_moves])"
+    );
+    let out = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim() == "True"
+}
