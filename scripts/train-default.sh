@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Makes the embedded default network (manaka-runtime/nets/default.mnw) from nothing:
 # material self-play → fairy-stockfish labels → a first net → its self-play → labels → the
-# generation-2 default → its self-play → labels → generation 3, the shipped default. These are
+# generation-2 default → its self-play → labels → generation 3 → its self-play → labels →
+# generation 4, the shipped default. These are
 # the commands, seeds and settings the shipped net was made with (docs/training.md, "The
-# trained default: recipe"); about 2 h 20 min on 2 cores, 80% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
+# trained default: recipe"); about 3 h 30 min on 2 cores, 80% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
 # training resume where they stopped, so the script can simply be run again after an
 # interruption.
 #
@@ -27,10 +28,11 @@ step() { echo "== $*" >&2; }
 label() { # label IN OUT DEPTH
     [ -f "$2" ] || "$manaka" label --engine "$fairy" --depth "$3" --positions "$1" --out "$2" --threads "$threads"
 }
-own_games() { # own_games NET GAMES SIMULATIONS SEED NAME: a net's self-play, labelled at depth 7;
-    # the first 20,000 records (HCPE: 38 bytes each) validate, the rest is NAME-train.hcpe.
+own_games() { # own_games NET GAMES SIMULATIONS SEED NAME [SELFPLAY FLAGS…]: a net's self-play,
+    # labelled at depth 7; the first 20,000 records (HCPE: 38 bytes each) validate, the rest
+    # is NAME-train.hcpe.
     "$manaka" selfplay --weights "$1" --games "$2" --simulations "$3" --max-considered 16 \
-        --gumbel-scale 1.5 --max-moves 256 --seed "$4" --threads "$threads" --out "sp-$5"
+        --gumbel-scale 1.5 --max-moves 256 --seed "$4" --threads "$threads" --out "sp-$5" "${@:6}"
     [ -f "$5.hcpe3" ] || cat "sp-$5"/selfplay-*.hcpe3 > "$5.hcpe3"
     label "$5.hcpe3" "$5-d7.hcpe" 7
     [ -f "$5-val.hcpe" ] || head -c 760000 "$5-d7.hcpe" > "$5-val.hcpe"
@@ -83,7 +85,7 @@ step "training the default network"
         $([ -f default.mnw.state ] && echo --resume)
     touch default.done
 }
-# 6. Generation 3 (2026-12-01, the shipped default): 4,000 games of the default above with
+# 6. Generation 3 (2026-12-01): 4,000 games of the default above with
 #    64 simulations a move, labelled at depth 7; the first 20,000 records validate. Trained
 #    from the generation-2 weights (--init) on the new positions only, at a lower rate.
 step "self-play with the generation-2 network"
@@ -95,4 +97,20 @@ step "training generation 3"
         --log gen3.jsonl $([ -f gen3.mnw.state ] && echo --resume)
     touch gen3.done
 }
-step "done: $work/gen3.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
+# 7. Generation 4 (2026-12-01, the shipped default): 6,000 games of generation 3, each from 4
+#    random plies (2,000 resigning below 2% with a tenth played out, 4,000 played to the end),
+#    labelled at depth 7. Trained from generation 3 on these and generation 3's own data, with
+#    30% of the value target from the game results (--lambda 0.7): 30-1-9 against generation
+#    3 (docs/history.md); the same with --lambda 1 scored 29-0-11, and the two drew 10-10.
+step "self-play with generation 3"
+own_games gen3.mnw 2000 64 51 sp5 --random-plies 4 --resign-below 0.02 --resign-playout 0.1
+own_games gen3.mnw 4000 64 61 sp6 --random-plies 4
+step "training generation 4"
+[ -f gen4.done ] || {
+    "$manaka" train --shape $shape --init gen3.mnw --data sp6-train.hcpe sp5-train.hcpe \
+        sp4-train.hcpe --val sp6-val.hcpe sp4-val.hcpe --out gen4.mnw --epochs 3 --lr 1e-3 \
+        --lr-decay 0.7 --lambda 0.7 --threads "$threads" --seed 1 --log gen4.jsonl \
+        $([ -f gen4.mnw.state ] && echo --resume)
+    touch gen4.done
+}
+step "done: $work/gen4.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
