@@ -46,7 +46,7 @@ use manaka::runtime::compiled::Precision;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::{Network, NetworkEvaluator, StateLeaf};
 use manaka::runtime::random::SplitMix64;
-use manaka::runtime::reference::ReferenceNet;
+use manaka::runtime::reference::{ReferenceNet, compare};
 use manaka::runtime::search::{SearchConfig, bench as search_bench};
 use manaka::runtime::shogi::{Move, MoveEffect, Position};
 use manaka::runtime::weights::{TensorSource, init};
@@ -479,27 +479,30 @@ impl Game {
         }
     }
 
+    /// The walk of [`compare::random_game`] (the one every engine test uses): `plies + 1`
+    /// positions, so that each of the `plies` moves' effects leads to a kept position; `None`
+    /// at a mate before that.
     fn try_random(plies: usize, rng: &mut SplitMix64) -> Option<Game> {
-        let mut pos = Position::startpos();
         let mut game = Game {
             positions: vec![],
             legal: vec![],
             effects: vec![],
         };
-        while game.effects.len() < plies {
-            let legal = pos.legal_moves();
-            if legal.is_empty() {
-                return None;
+        let mut mated = false;
+        compare::random_game(&Position::startpos(), plies + 1, rng, |step| {
+            if let Some(effect) = step.effect {
+                game.effects.push(*effect);
             }
-            let m = legal[rng.below(legal.len() as u64) as usize];
-            let mut before = pos.clone();
-            before.clear_history();
-            game.positions.push(before);
-            game.legal.push(legal);
-            game.effects.push(pos.do_move(m));
+            let mut pos = step.position.clone();
+            pos.clear_history();
+            game.positions.push(pos);
+            game.legal.push(step.moves.to_vec());
+            mated |= step.moves.is_empty() && step.ply < plies;
+        });
+        if mated || game.effects.len() < plies {
+            return None;
         }
-        pos.clear_history();
-        game.positions.push(pos);
+        game.legal.truncate(plies);
         Some(game)
     }
 }
