@@ -488,7 +488,6 @@ impl Game {
             legal: vec![],
             effects: vec![],
         };
-        let mut mated = false;
         compare::random_game(&Position::startpos(), plies + 1, rng, |step| {
             if let Some(effect) = step.effect {
                 game.effects.push(*effect);
@@ -497,9 +496,9 @@ impl Game {
             pos.clear_history();
             game.positions.push(pos);
             game.legal.push(step.moves.to_vec());
-            mated |= step.moves.is_empty() && step.ply < plies;
         });
-        if mated || game.effects.len() < plies {
+        // A mate before `plies` moves ends the walk early, with fewer effects.
+        if game.effects.len() < plies {
             return None;
         }
         game.legal.truncate(plies);
