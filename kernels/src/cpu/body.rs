@@ -105,9 +105,8 @@ pub(super) unsafe fn dot<L: Lanes, const N: usize>(a: &[f32; N], b: &[f32; N]) -
     sum
 }
 
-/// Batched affine map `out[j] = W · xs[j] + b` (W row-major, `OUT` rows of `IN`), or with
-/// int8 weights `out[j][r] = b[r] + scales[r] · (q[r] · xs[j])`; the safe wrapper has checked
-/// `xs.len() == out.len()`. Weights of any [`Weight`] type are widened to f32 lanes as they
+/// Batched affine map `out[j] = W · xs[j] + b` (W row-major, `OUT` rows of `IN`); the safe
+/// wrapper has checked `xs.len() == out.len()`. Weights of any [`Weight`] type are widened to f32 lanes as they
 /// are loaded, so every element type shares the code below.
 ///
 /// Rows of W outer, inputs inner, in register blocks: 4 rows × `L::TILE` inputs share each
@@ -123,18 +122,11 @@ pub(super) unsafe fn dot<L: Lanes, const N: usize>(a: &[f32; N], b: &[f32; N]) -
 #[inline(always)]
 pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OUT: usize>(
     w: &[[E; IN]; OUT],
-    scales: Option<&[f32; OUT]>,
     b: &[f32; OUT],
     xs: &[[f32; IN]],
     out: &mut [[f32; OUT]],
 ) {
     assert_eq!(xs.len(), out.len(), "one output row per input");
-    assert_eq!(
-        E::SCALED,
-        scales.is_some(),
-        "scales exactly for int8 weights"
-    );
-    let scales = scales.unwrap_or(b);
     let batch = xs.len();
     // Finishes one output: the block's vector sum, the lanes past the last vector, the bias
     // (f32 weights: in this order, which the batch-invariance above relies on).
@@ -144,11 +136,7 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
         for k in IN / L::W * L::W..IN {
             tail += row[k].to_f32() * x[k];
         }
-        out[j][r] = if E::SCALED {
-            b[r] + scales[r] * (s + tail)
-        } else {
-            b[r] + s + tail
-        };
+        out[j][r] = b[r] + s + tail;
     };
     let mut r = 0;
     if batch == 1 {

@@ -12,7 +12,7 @@
 /// # Safety
 /// The methods of the AVX2 and AVX-512 implementations execute instructions of those
 /// extensions: callers must run them only on a CPU that has them (the dispatch in `mod.rs`
-/// guarantees it). `load`, `store`, `load_bf16` and `load_i8` read or write `W` values at the
+/// guarantees it). `load`, `store` and `load_bf16` read or write `W` values at the
 /// pointer, unaligned.
 pub(super) trait Lanes: Sized {
     /// One register of `W` lanes.
@@ -36,8 +36,6 @@ pub(super) trait Lanes: Sized {
     unsafe fn hsum(v: Self::V) -> f32;
     /// `W` bfloat16 values (the high halves of f32s) at `p`, widened exactly to f32.
     unsafe fn load_bf16(p: *const u16) -> Self::V;
-    /// `W` int8 values at `p`, converted exactly to f32.
-    unsafe fn load_i8(p: *const i8) -> Self::V;
     /// [`body::block`] with this level's lanes, compiled as a function of its own with the
     /// level's features. Inlined into the affine map with its other register blocks, LLVM
     /// kept one of the 4 × 4 block's 16 accumulators on the stack (a load and a store per
@@ -102,11 +100,6 @@ impl Lanes for Scalar {
     unsafe fn load_bf16(p: *const u16) -> f32 {
         // SAFETY: the caller's contract (one readable u16 at p).
         f32::from_bits(u32::from(unsafe { p.read_unaligned() }) << 16)
-    }
-    #[inline(always)]
-    unsafe fn load_i8(p: *const i8) -> f32 {
-        // SAFETY: the caller's contract (one readable i8 at p).
-        f32::from(unsafe { p.read() })
     }
     #[inline(never)]
     unsafe fn block<E: Weight, const IN: usize, const R: usize, const T: usize>(
@@ -188,11 +181,6 @@ mod x86 {
                 _mm256_castsi256_ps(_mm256_slli_epi32::<16>(h))
             }
         }
-        #[inline(always)]
-        unsafe fn load_i8(p: *const i8) -> __m256 {
-            // 8 × i8 (8 bytes) sign-extended to 32 bits, converted exactly.
-            unsafe { _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(p.cast()))) }
-        }
         #[target_feature(enable = "avx2,fma")]
         #[inline(never)]
         unsafe fn block<E: Weight, const IN: usize, const R: usize, const T: usize>(
@@ -257,11 +245,6 @@ mod x86 {
                 let h = _mm512_cvtepu16_epi32(_mm256_loadu_si256(p.cast()));
                 _mm512_castsi512_ps(_mm512_slli_epi32::<16>(h))
             }
-        }
-        #[inline(always)]
-        unsafe fn load_i8(p: *const i8) -> __m512 {
-            // 16 × i8 (16 bytes) sign-extended to 32 bits, converted exactly.
-            unsafe { _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(p.cast()))) }
         }
         #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
         #[inline(never)]

@@ -130,6 +130,11 @@ macro_rules! entry_points {
             use super::lanes::*;
 
             $(#[target_feature(enable = $features)])?
+            pub unsafe fn at_level<R, F: FnOnce() -> R>(f: F) -> R {
+                f()
+            }
+
+            $(#[target_feature(enable = $features)])?
             pub unsafe fn add_assign<const N: usize>(acc: &mut [f32; N], row: &[f32; N]) {
                 // SAFETY: the caller runs this level only on a CPU with its features.
                 unsafe { body::add_assign::<$lanes, N>(acc, row) }
@@ -160,13 +165,12 @@ macro_rules! entry_points {
             $(#[target_feature(enable = $features)])?
             pub unsafe fn affine_batch<E: super::weight::Weight, const IN: usize, const OUT: usize>(
                 w: &[[E; IN]; OUT],
-                scales: Option<&[f32; OUT]>,
                 b: &[f32; OUT],
                 xs: &[[f32; IN]],
                 out: &mut [[f32; OUT]],
             ) {
                 // SAFETY: as above.
-                unsafe { body::affine_batch::<$lanes, E, IN, OUT>(w, scales, b, xs, out) }
+                unsafe { body::affine_batch::<$lanes, E, IN, OUT>(w, b, xs, out) }
             }
         }
     };
@@ -196,6 +200,15 @@ macro_rules! dispatch {
             _ => unsafe { scalar::$f($($arg),*) },
         }
     };
+}
+
+/// Runs `f` inside a function compiled for `simd`'s target features, so the plain loops `f`
+/// inlines (`#[inline(always)]` code, and the closure itself) are vectorised at that width:
+/// how code outside the kernels — the engines' head-input normalisation — gets AVX2/AVX-512
+/// without its own entry points (the crate's baseline is x86-64-v2, `.cargo/config.toml`).
+#[inline]
+pub fn at_level<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
+    dispatch!(simd, at_level(f))
 }
 
 /// `acc += row`.
@@ -242,7 +255,7 @@ pub fn affine_batch<const IN: usize, const OUT: usize>(
     out: &mut [[f32; OUT]],
 ) {
     assert_eq!(xs.len(), out.len(), "one output row per input");
-    dispatch!(simd, affine_batch(w, None, b, xs, out))
+    dispatch!(simd, affine_batch(w, b, xs, out))
 }
 
 /// [`affine_batch`] with bfloat16 weights (half the bytes of f32), widened exactly as they
@@ -259,25 +272,7 @@ pub fn affine_batch_bf16<const IN: usize, const OUT: usize>(
     out: &mut [[f32; OUT]],
 ) {
     assert_eq!(xs.len(), out.len(), "one output row per input");
-    dispatch!(simd, affine_batch(w, None, b, xs, out))
-}
-
-/// [`affine_batch`] with int8 weights and one scale per row (a quarter of the bytes of f32;
-/// [`quantize_i8`]): `out_j[r] = b[r] + scales[r] · (q[r] · x_j)`, summed in f32.
-///
-/// # Panics
-/// If `xs` and `out` differ in length.
-#[inline]
-pub fn affine_batch_i8<const IN: usize, const OUT: usize>(
-    simd: Simd,
-    w: &[[i8; IN]; OUT],
-    scales: &[f32; OUT],
-    b: &[f32; OUT],
-    xs: &[[f32; IN]],
-    out: &mut [[f32; OUT]],
-) {
-    assert_eq!(xs.len(), out.len(), "one output row per input");
-    dispatch!(simd, affine_batch(w, Some(scales), b, xs, out))
+    dispatch!(simd, affine_batch(w, b, xs, out))
 }
 
 /// Asks the CPU to start loading the cache line holding `p` (a pair-table row about to be

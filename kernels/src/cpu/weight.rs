@@ -1,6 +1,7 @@
-//! Weight element types of the affine map: f32, bfloat16, and int8 with a scale per row — the
-//! low-precision copies of a head's W1/W2 (issue 17 item 3; docs/evaluator.md, "Precision").
-//! Activations stay f32 and every product is summed in f32: only the weights are rounded.
+//! Weight element types of the f32 affine map: f32 and bfloat16 — a head's W1/W2 and their
+//! bf16 copies (issue 17 item 3; docs/evaluator.md, "Precision"): activations stay f32 and
+//! every product is summed in f32, only the weights are rounded. `quantize_i8` makes the
+//! int8 rows the integer path uses (`int::quantized`).
 
 use super::lanes::Lanes;
 
@@ -42,8 +43,6 @@ pub fn quantize_i8<const N: usize>(row: &[f32; N]) -> ([i8; N], f32) {
 
 /// How the bodies read one weight element type.
 pub(super) trait Weight: Copy {
-    /// Whether each output is multiplied by its row's scale.
-    const SCALED: bool;
     /// `L::W` elements at `p` as f32 lanes.
     ///
     /// # Safety
@@ -53,7 +52,6 @@ pub(super) trait Weight: Copy {
 }
 
 impl Weight for f32 {
-    const SCALED: bool = false;
     #[inline(always)]
     unsafe fn load<L: Lanes>(p: *const f32) -> L::V {
         // SAFETY: the caller's contract.
@@ -66,7 +64,6 @@ impl Weight for f32 {
 }
 
 impl Weight for Bf16 {
-    const SCALED: bool = false;
     #[inline(always)]
     unsafe fn load<L: Lanes>(p: *const Bf16) -> L::V {
         // SAFETY: the caller's contract; Bf16 is a transparent u16.
@@ -75,18 +72,5 @@ impl Weight for Bf16 {
     #[inline(always)]
     fn to_f32(self) -> f32 {
         Bf16::to_f32(self)
-    }
-}
-
-impl Weight for i8 {
-    const SCALED: bool = true;
-    #[inline(always)]
-    unsafe fn load<L: Lanes>(p: *const i8) -> L::V {
-        // SAFETY: the caller's contract.
-        unsafe { L::load_i8(p) }
-    }
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        f32::from(self)
     }
 }

@@ -32,7 +32,7 @@
 //!   docs/benchmarks.md);
 //! - `precision`, `w1_precision_bytes`, `w1_floor_ns`, `head_over_floor`: the row's
 //!   precision of W1/W2 (`--precision`, one row per shape and precision), the bytes of its
-//!   W1 copy (int8: with its per-row f32 scales), the time to stream those bytes once as
+//!   W1 copy (int8: with its per-row f32 scales and i32 sums), the time to stream those bytes once as
 //!   above (the floor of the smaller W1), and `head_ns` over that floor (issue 17's goal:
 //!   within 1.3×);
 //! - `integer` (`nnue` shapes): the same figures for the integer engine, YaneuraOu's
@@ -317,13 +317,14 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// The bytes of W1 (`H × IN`) at `precision`: 4, 2 or 1 per weight, and for int8 one f32
-/// scale per row (what the batch-of-one head reads once per evaluation).
+/// scale and one i32 sum of steps per row (`QuantizedAffine::BYTES`: what the batch-of-one
+/// head reads once per evaluation).
 fn w1_precision_bytes(shape: &Shape, precision: Precision) -> u64 {
     let (rows, weights) = (u64::from(shape.h), shape.input_width() * u64::from(shape.h));
     match precision {
         Precision::F32 => 4 * weights,
         Precision::Bf16 => 2 * weights,
-        Precision::Int8 => weights + 4 * rows,
+        Precision::Int8 => weights + 8 * rows,
     }
 }
 

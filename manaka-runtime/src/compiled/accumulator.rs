@@ -79,13 +79,26 @@ pub trait Accumulator: Sized + Send + Sync + 'static {
 
 /// RMS-normalises `x` with `gains` in f64 (SPEC §5: `x̂ = g·x / sqrt(mean(x²) + ε)`) and
 /// returns `ln rms`.
-#[inline]
+#[inline(always)]
 fn normalise(x: &mut [f32], gains: &[f32]) -> f64 {
     debug_assert_eq!(x.len(), gains.len());
-    let ms = x.iter().map(|&v| v as f64 * v as f64).sum::<f64>() / x.len() as f64;
+    // Eight independent partial sums, so the compiler can keep them in vector lanes (f64
+    // makes the order immaterial at the f32 results); one division, then products.
+    let mut part = [0.0f64; 8];
+    let chunks = x.chunks_exact(8);
+    for (j, &v) in chunks.remainder().iter().enumerate() {
+        part[j] += v as f64 * v as f64;
+    }
+    for c in chunks {
+        for (p, &v) in part.iter_mut().zip(c) {
+            *p += v as f64 * v as f64;
+        }
+    }
+    let ms = part.iter().sum::<f64>() / x.len() as f64;
     let rms = (ms + RMS_EPS).sqrt();
+    let inv = 1.0 / rms;
     for (v, &g) in x.iter_mut().zip(gains) {
-        *v = (g as f64 * *v as f64 / rms) as f32;
+        *v = (g as f64 * *v as f64 * inv) as f32;
     }
     rms.ln()
 }
@@ -191,6 +204,7 @@ impl<const D: usize, const O: usize, const G: usize> Block for Powers<D, O, G> {
         k::power_update(simd, &mut sums[g], &self.embed[t], sign);
     }
 
+    #[inline(always)]
     fn read(&self, sums: &Self::Sums, out: &mut [f32], log_rms: &mut [f64]) {
         let e = elementary_polynomials(sums);
         for (g, (e, gains)) in e.iter().zip(self.gains.iter()).enumerate() {
@@ -206,22 +220,30 @@ impl<const D: usize, const O: usize, const G: usize> Block for Powers<D, O, G> {
 
 /// e_1..e_O of every channel of every group from the power sums, by Newton's identities in
 /// f64 (SPEC §4): e_0 = 1, k·e_k = Σ_{i=1..k} (−1)^(i−1) e_(k−i) p_i.
+#[inline(always)]
 fn elementary_polynomials<const D: usize, const O: usize, const G: usize>(
     power: &[[[f32; D]; O]; G],
 ) -> [[[f32; D]; O]; G] {
     let mut out = [[[0.0f32; D]; O]; G];
+    // Order by order, every channel at once (channels are independent lanes, so the loops
+    // over `c` vectorise): e[k][c] for k = 0..=O, on the stack (orders go up to 8).
+    const { assert!(O <= 8, "power orders go up to 8") };
+    let mut e = [[0.0f64; D]; 9];
     for g in 0..G {
-        for c in 0..D {
-            let mut e = [0.0f64; 9];
-            e[0] = 1.0;
-            for kk in 1..=O {
-                let mut s = 0.0;
-                for i in 1..=kk {
-                    let term = e[kk - i] * power[g][i - 1][c] as f64;
-                    s += if i % 2 == 1 { term } else { -term };
+        e[0] = [1.0; D];
+        for kk in 1..=O {
+            let mut s = [0.0f64; D];
+            for i in 1..=kk {
+                let sign = if i % 2 == 1 { 1.0 } else { -1.0 };
+                let (prev, p) = (&e[kk - i], &power[g][i - 1]);
+                for c in 0..D {
+                    s[c] += sign * (prev[c] * p[c] as f64);
                 }
-                e[kk] = s / kk as f64;
-                out[g][kk - 1][c] = e[kk] as f32;
+            }
+            let inv = 1.0 / kk as f64;
+            for c in 0..D {
+                e[kk][c] = s[c] * inv;
+                out[g][kk - 1][c] = e[kk][c] as f32;
             }
         }
     }
@@ -321,6 +343,7 @@ impl<const P: usize, const LSE: usize> Block for Pairs<P, LSE> {
         }
     }
 
+    #[inline(always)]
     fn read(&self, sums: &Self::Sums, out: &mut [f32], log_rms: &mut [f64]) {
         let lin = Self::LINEAR;
         let mut n = 0;
@@ -377,6 +400,7 @@ impl<const M: usize, const MT: usize> Block for Moments<M, MT> {
         }
     }
 
+    #[inline(always)]
     fn read(&self, sums: &Self::Sums, out: &mut [f32], log_rms: &mut [f64]) {
         out.copy_from_slice(sums);
         log_rms[0] = normalise(out, &self.gains);
@@ -419,6 +443,7 @@ impl<const F: usize, const FF: usize> Block for Field<F, FF> {
         }
     }
 
+    #[inline(always)]
     fn read(&self, sums: &Self::Sums, out: &mut [f32], log_rms: &mut [f64]) {
         out.copy_from_slice(sums);
         log_rms[0] = normalise(out, &*self.gains);
@@ -504,7 +529,7 @@ impl<Pw: Block, Pa: Block, Mo: Block, Fi: Block, const KS: bool, const INP: usiz
     );
 
     /// One perspective's head input (SPEC §5).
-    #[inline]
+    #[inline(always)]
     fn side(&self, s: &BlockSums<Pw::Sums, Pa::Sums, Mo::Sums, Fi::Sums>, out: &mut [f32; INP]) {
         let mut log_rms = [0.0f64; MAX_NORMS];
         let (x, rest) = out.split_at_mut(Pw::WIDTH);
@@ -585,6 +610,7 @@ impl<Pw: Block, Pa: Block, Mo: Block, Fi: Block, const KS: bool, const INP: usiz
         self.pair.all_pairs(simd, &mut s.pair, active);
     }
 
+    #[inline(always)]
     fn input(&self, stm: &Self::Sums, other: &Self::Sums, out: &mut [f32; IN]) {
         let (first, second) = out.split_at_mut(INP);
         self.side(stm, first.try_into().expect("IN = 2·INP"));
@@ -608,7 +634,7 @@ impl<const D: usize, const IN: usize> Nnue<D, IN> {
     /// See [`Manaka::WIDTHS_AGREE`].
     pub const WIDTHS_AGREE: () = assert!(IN == 2 * D, "an NNUE accumulator's IN must be 2·D");
 
-    #[inline]
+    #[inline(always)]
     fn side(&self, s: &[f32; D], out: &mut [f32]) {
         for ((o, &b), &x) in out.iter_mut().zip(&*self.bias).zip(s) {
             *o = (b + x).clamp(0.0, 1.0);
@@ -660,6 +686,7 @@ impl<const D: usize, const IN: usize> Accumulator for Nnue<D, IN> {
         }
     }
 
+    #[inline(always)]
     fn input(&self, stm: &Self::Sums, other: &Self::Sums, out: &mut [f32; IN]) {
         let (first, second) = out.split_at_mut(D);
         self.side(stm, first);

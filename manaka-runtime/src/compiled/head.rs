@@ -15,6 +15,7 @@ use super::tensors::{Source, View};
 use super::{FixedNetError, Precision};
 use crate::labels::{move_class, move_feature, move_label};
 use crate::shogi::{Move, Position};
+use manaka_kernels::cpu::int::{IntSimd, QuantizedAffine, QuantizedScratch};
 use manaka_kernels::{self as k, Bf16, Simd};
 use std::marker::PhantomData;
 
@@ -59,8 +60,9 @@ pub struct Affine<const IN: usize, const OUT: usize> {
 enum LowWeights<const IN: usize, const OUT: usize> {
     None,
     Bf16(Box<[[Bf16; IN]; OUT]>),
-    /// Rows of int8 steps, one f32 scale per row.
-    Int8(Box<[[i8; IN]; OUT]>, Box<[f32; OUT]>),
+    /// Rows of int8 steps, one f32 scale per row; each input row is quantised too (two 7-bit
+    /// planes) and the products summed in integers (`kernels::cpu::int::quantized`).
+    Int8(QuantizedAffine<IN, OUT>),
 }
 
 impl<const IN: usize, const OUT: usize> Affine<IN, OUT> {
@@ -73,10 +75,7 @@ impl<const IN: usize, const OUT: usize> Affine<IN, OUT> {
             Precision::Bf16 => {
                 LowWeights::Bf16(boxed(w.iter().map(|r| r.map(Bf16::from_f32)).collect()))
             }
-            Precision::Int8 => {
-                let (q, s): (Vec<[i8; IN]>, Vec<f32>) = w.iter().map(k::quantize_i8).unzip();
-                LowWeights::Int8(boxed(q), boxed(s))
-            }
+            Precision::Int8 => LowWeights::Int8(QuantizedAffine::new(&w)),
         };
         Ok(Affine { w, b, low })
     }
@@ -87,7 +86,15 @@ impl<const IN: usize, const OUT: usize> Affine<IN, OUT> {
         match &self.low {
             LowWeights::None => k::affine_batch(simd, &self.w, &self.b, xs, out),
             LowWeights::Bf16(w) => k::affine_batch_bf16(simd, w, &self.b, xs, out),
-            LowWeights::Int8(w, s) => k::affine_batch_i8(simd, w, s, &self.b, xs, out),
+            LowWeights::Int8(q) => {
+                let s = IntSimd::new(simd);
+                // One row at a time (each row has its own input steps); the planes and sums
+                // live on the stack.
+                let mut scratch = QuantizedScratch::default();
+                for (x, y) in xs.iter().zip(out.iter_mut()) {
+                    q.forward(s, &self.b, x, &mut scratch, y);
+                }
+            }
         }
     }
 }

@@ -45,7 +45,7 @@ use crate::network::{Network, StateLeaf};
 use crate::shogi::{Color, MoveEffect, Position};
 use crate::tokens::{self, ActiveTokens};
 use accumulator::{DimList, Row};
-use manaka_kernels::Simd;
+use manaka_kernels::{self as k, Simd};
 use manaka_shapes::{FeatureSpace, Shape};
 use std::marker::PhantomData;
 use std::sync::Mutex;
@@ -287,6 +287,21 @@ where
         }
     }
 
+    /// The head input of every leaf of `batch` into `input` (as many rows). Always inlined,
+    /// so that under [`k::at_level`] it is compiled for the engine's SIMD level.
+    #[inline(always)]
+    fn head_inputs(&self, batch: &[StateLeaf<'_, State<Acc::Sums>>], input: &mut [Acc::Input]) {
+        for (item, row) in batch.iter().zip(input.iter_mut()) {
+            let stm = item.leaf.position.side_to_move();
+            let sides = &item.state.sides;
+            self.acc.input(
+                &sides[stm.index()].sums,
+                &sides[stm.flip().index()].sums,
+                row,
+            );
+        }
+    }
+
     /// Builds one perspective from scratch: every token's own contribution, then every pair.
     fn build_side(&self, pos: &Position, perspective: Color, side: &mut Side<Acc::Sums>) {
         *side = self.empty_side();
@@ -402,15 +417,12 @@ where
         let (input, last) = (&mut input[..n], &mut last[..n]);
         // Head inputs of every leaf, then the hidden layers as small GEMMs: each weight row is
         // read once for the whole batch.
-        for (item, row) in batch.iter().zip(input.iter_mut()) {
-            let stm = item.leaf.position.side_to_move();
-            let sides = &item.state.sides;
-            self.acc.input(
-                &sides[stm.index()].sums,
-                &sides[stm.flip().index()].sums,
-                row,
-            );
-        }
+        // Compiled at the engine's SIMD level, so the normalisation's loops vectorise.
+        k::at_level(
+            simd,
+            #[inline(always)]
+            || self.head_inputs(batch, input),
+        );
         self.head.hidden.forward(simd, input, layers, last);
         // Reuse the caller's evaluations and their policy vectors (no allocation when `out`
         // comes back with room enough).

@@ -12,8 +12,8 @@
 //! features (see [`IntLanes`]). Memory accesses are in bounds by the array types: a register
 //! load at element `i` happens only while `i` plus the register's elements is at most `N`.
 
-use super::AffineI8;
 use super::lanes::IntLanes;
+use super::{AffineI8, TILE};
 
 /// Registers kept in flight during one pass over the rows of an accumulator update.
 const BLOCK: usize = 8;
@@ -229,7 +229,10 @@ pub(super) unsafe fn affine<L: IntLanes, const IN: usize, const OUT: usize>(
     for r in first..OUT {
         let mut s = layer.biases[r];
         for g in 0..IN / 4 {
-            let (w, xg) = (&layer.packed[g][r], &x[4 * g..4 * g + 4]);
+            let (w, xg) = (
+                &layer.packed[AffineI8::<IN, OUT>::group(g, r)],
+                &x[4 * g..4 * g + 4],
+            );
             for (&w, &x) in w.iter().zip(xg) {
                 s = s.wrapping_add(i32::from(x) * i32::from(w));
             }
@@ -316,8 +319,11 @@ unsafe fn affine_partials<
 ) {
     let per = L::BYTES / 4;
     let groups = IN / 4;
-    // Group g's columns for outputs r.. are R registers at (g·OUT + r)·4 bytes: the packed
-    // layout is [IN / 4][OUT][4] bytes.
+    // Group g's columns for outputs r.. are R registers at (start + g·width + r % TILE)·4
+    // bytes: r's tile holds [IN / 4][width][4] bytes from group `start` (the block lies
+    // inside one tile: blocks start at multiples of their width, a power of two ≤ TILE).
+    let (start, width) = AffineI8::<IN, OUT>::tile(r);
+    debug_assert!(r % TILE + R * per <= width);
     let packed = layer.packed.as_ptr().cast::<u8>();
     let (xp, bias) = (x.as_ptr(), layer.biases.as_ptr());
     // SAFETY (every access): r + R·per <= OUT, so every column load stays inside group g's
@@ -330,7 +336,7 @@ unsafe fn affine_partials<
         }
         let step = |acc: &mut [L::V; R], g: usize| {
             let xv = L::splat_i32(xp.add(4 * g).cast::<i32>().read_unaligned());
-            let col = packed.add((g * OUT + r) * 4);
+            let col = packed.add((start + g * width + r % TILE) * 4);
             for (k, a) in acc.iter_mut().enumerate() {
                 *a = L::dpbusd(*a, xv, L::load(col.add(k * L::BYTES)));
             }

@@ -152,6 +152,16 @@ macro_rules! entry_points {
             }
 
             $(#[target_feature(enable = $features)])?
+            pub unsafe fn quantize_input<const N: usize>(
+                x: &[f32; N],
+                u: &mut [u8; N],
+                v: &mut [u8; N],
+            ) -> super::quantized::InputSteps {
+                // Plain Rust, vectorised by the compiler at this level's width.
+                super::quantized::quantize_input(x, u, v)
+            }
+
+            $(#[target_feature(enable = $features)])?
             pub unsafe fn dot_u8i8<const N: usize>(x: &[u8; N], w: &[i8; N]) -> i32 {
                 // SAFETY: as above.
                 unsafe { body::dot_u8i8::<$lanes, N>(x, w) }
@@ -191,6 +201,9 @@ macro_rules! dispatch {
         }
     };
 }
+
+mod quantized;
+pub use quantized::{InputSteps, QuantizedAffine, QuantizedScratch, quantize_input};
 
 /// A refresh: `acc = bias + Σ rows`, each 16-bit lane wrapping (YaneuraOu's
 /// `refresh_accumulator`, `nnue_feature_transformer.h`).
@@ -247,6 +260,17 @@ pub fn affine<const IN: usize, const OUT: usize>(
     dispatch!(s, affine(layer, x, out))
 }
 
+/// [`quantize_input`] at level `s`, its loops vectorised at that level's width.
+#[inline]
+pub fn quantize<const N: usize>(
+    s: IntSimd,
+    x: &[f32; N],
+    u: &mut [u8; N],
+    v: &mut [u8; N],
+) -> InputSteps {
+    dispatch!(s, quantize_input(x, u, v))
+}
+
 /// `Σ x[i]·w[i]` summed in 32 bits (wrapping); inputs in 0..=127 as for [`affine`].
 #[inline]
 pub fn dot_u8i8<const N: usize>(s: IntSimd, x: &[u8; N], w: &[i8; N]) -> i32 {
@@ -259,20 +283,41 @@ pub fn dot_u8i8<const N: usize>(s: IntSimd, x: &[u8; N], w: &[i8; N]) -> i32 {
 
 /// An affine layer's int8 weights and int32 biases, `OUT` outputs of `IN` inputs, its
 /// weights rearranged once for the kernels: for each group of four inputs, the four weights
-/// of every output side by side (`[IN / 4][OUT][4]`), so one broadcast of four input bytes
-/// meets the columns of many outputs in a single register — the layout YaneuraOu's loader
-/// builds (`get_weight_index_scrambled`, `layers/affine_transform.h`). The `IN % 4` inputs
-/// beyond the last full group are kept per output in `tail`.
+/// of every output side by side, so one broadcast of four input bytes meets the columns of
+/// many outputs in a single register — the layout YaneuraOu's loader builds
+/// (`get_weight_index_scrambled`, `layers/affine_transform.h`) — in tiles of [`TILE`]
+/// outputs: tile `t` holds `[IN / 4][its outputs][4]`, contiguous, so a register block (at
+/// most a tile wide, never across one) streams its weights in order. With `OUT ≤ TILE`
+/// (every NNUE layer) this is exactly YaneuraOu's layout. The `IN % 4` inputs beyond the last
+/// full group are kept per output in `tail`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AffineI8<const IN: usize, const OUT: usize> {
-    /// `IN / 4` groups.
-    packed: Vec<[[i8; 4]; OUT]>,
+    /// `IN / 4 · OUT` groups of four weights, tile by tile ([`AffineI8::group`]).
+    packed: Vec<[i8; 4]>,
     /// One row per output when `IN % 4 != 0` (its first `IN % 4` bytes used), else none.
     tail: Vec<[i8; 4]>,
     biases: [i32; OUT],
 }
 
+/// The outputs of one tile of [`AffineI8`]'s layout: the widest register block, four
+/// AVX-512 registers of sixteen 32-bit sums.
+pub const TILE: usize = 64;
+
 impl<const IN: usize, const OUT: usize> AffineI8<IN, OUT> {
+    /// Where output `o`'s tile starts in `packed` (in groups) and how many outputs it has.
+    #[inline(always)]
+    fn tile(o: usize) -> (usize, usize) {
+        let first = o / TILE * TILE;
+        (first * (IN / 4), TILE.min(OUT - first))
+    }
+
+    /// The index in `packed` of input group `g`'s four weights of output `o`.
+    #[inline(always)]
+    fn group(g: usize, o: usize) -> usize {
+        let (start, width) = Self::tile(o);
+        start + g * width + o % TILE
+    }
+
     /// A layer from its row-major weights (`outputs × inputs`) and biases.
     ///
     /// # Panics
@@ -282,13 +327,14 @@ impl<const IN: usize, const OUT: usize> AffineI8<IN, OUT> {
         assert_eq!((inputs, outputs), (IN, OUT), "the layer is IN → OUT");
         assert_eq!(weights.len(), IN * OUT, "weights are outputs × inputs");
         let biases: [i32; OUT] = biases.try_into().expect("one bias per output");
-        let mut packed = vec![[[0i8; 4]; OUT]; IN / 4];
+        let mut packed = vec![[0i8; 4]; IN / 4 * OUT];
         let mut tail = vec![[0i8; 4]; if IN.is_multiple_of(4) { 0 } else { OUT }];
         for (o, row) in weights.chunks_exact(IN).enumerate() {
             for (i, &w) in row.iter().enumerate() {
-                match packed.get_mut(i / 4) {
-                    Some(group) => group[o][i % 4] = w,
-                    None => tail[o][i % 4] = w,
+                if i / 4 < IN / 4 {
+                    packed[Self::group(i / 4, o)][i % 4] = w;
+                } else {
+                    tail[o][i % 4] = w;
                 }
             }
         }
@@ -309,9 +355,10 @@ impl<const IN: usize, const OUT: usize> AffineI8<IN, OUT> {
 
     /// The weight from input `i` to output `o`.
     pub fn weight(&self, o: usize, i: usize) -> i8 {
-        match self.packed.get(i / 4) {
-            Some(group) => group[o][i % 4],
-            None => self.tail[o][i % 4],
+        if i / 4 < IN / 4 {
+            self.packed[Self::group(i / 4, o)][i % 4]
+        } else {
+            self.tail[o][i % 4]
         }
     }
 

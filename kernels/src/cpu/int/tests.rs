@@ -182,6 +182,9 @@ fn integer_levels_equal_scalar() {
     check_affine::<36, 80>(&mut rng);
     check_affine::<20, 56>(&mut rng);
     check_affine::<512, 32>(&mut rng);
+    // Several 64-output tiles, the last one partial.
+    check_affine::<40, 200>(&mut rng);
+    check_affine::<9, 130>(&mut rng);
     check_dot::<1>(&mut rng);
     check_dot::<31>(&mut rng);
     check_dot::<32>(&mut rng);
@@ -199,4 +202,120 @@ fn int_levels_report_what_ran() {
         assert!(!s.vnni() || s.simd().name() == "avx512", "{s}");
     }
     assert_eq!(IntSimd::new(Simd::SCALAR), all[0]);
+}
+
+#[test]
+fn input_quantisation_by_hand() {
+    let (mut u, mut v) = ([0u8; 4], [0u8; 4]);
+    // Both signs: step = max|x| / 63, u = x/step + 64 (ties to even: −31.5 → −32), and the
+    // residual in steps of step/126 around 64.
+    let s = quantize_input(&[1.0, -0.5, 0.0, 0.63], &mut u, &mut v);
+    assert_eq!((s.step, s.zero), (1.0 / 63.0, 64));
+    assert_eq!(u, [127, 32, 64, 104]);
+    // −0.5 = (−32 + 0.5) steps: +63 fine steps; 0.63 = 39.69 steps: (−0.31·126 = −39.06).
+    assert_eq!(v, [64, 127, 64, 25]);
+    // All ≥ 0 (after a ReLU): step = max / 127, no offset.
+    let (mut u, mut v) = ([0u8; 3], [0u8; 3]);
+    let s = quantize_input(&[0.0, 1.27, 0.5], &mut u, &mut v);
+    assert_eq!((s.step, s.zero), (0.01, 0));
+    assert_eq!(u, [0, 127, 50]);
+    assert_eq!(v, [64, 64, 64]);
+    // A row of zeros: step 0; a non-finite value: NaN, so the outputs are NaN as in f32.
+    let s = quantize_input(&[0.0; 3], &mut u, &mut v);
+    assert_eq!((s.step, s.zero, u, v), (0.0, 0, [0; 3], [64; 3]));
+    assert!(
+        quantize_input(&[0.0, f32::INFINITY, -1.0], &mut u, &mut v)
+            .step
+            .is_nan()
+    );
+    assert!(
+        quantize_input(&[f32::NAN, 1.0, 2.0], &mut u, &mut v)
+            .step
+            .is_nan()
+    );
+}
+
+fn gaussian(rng: &mut Rng) -> f32 {
+    // Sum of four uniforms in −1..1: roughly normal, with tails.
+    (0..4)
+        .map(|_| (rng.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+        .sum()
+}
+
+/// Every level gives the scalar twin's outputs bit for bit, and the scalar twin is within
+/// the module's error bound of the f32 definition.
+fn check_quantized_affine<const IN: usize, const OUT: usize>(rng: &mut Rng, signed: bool) {
+    let w: Vec<[f32; IN]> = (0..OUT)
+        .map(|_| std::array::from_fn(|_| gaussian(rng) * 0.05))
+        .collect();
+    let w: &[[f32; IN]; OUT] = w.as_slice().try_into().unwrap();
+    let b: [f32; OUT] = std::array::from_fn(|_| gaussian(rng));
+    let x: [f32; IN] = std::array::from_fn(|_| {
+        let v = gaussian(rng);
+        if signed { v } else { v.max(0.0) }
+    });
+    let q = QuantizedAffine::new(w);
+    let run = |s: IntSimd| {
+        let mut out = [0f32; OUT];
+        q.forward(s, &b, &x, &mut QuantizedScratch::default(), &mut out);
+        out
+    };
+    let want = run(IntSimd::new(Simd::SCALAR));
+    let (mut u, mut v) = ([0u8; IN], [0u8; IN]);
+    let steps = quantize_input(&x, &mut u, &mut v);
+    assert_eq!(steps.zero, if x.iter().any(|&v| v < 0.0) { 64 } else { 0 });
+    // Each input is within half a fine step of its two planes' value.
+    for i in 0..IN {
+        let back = steps.step * (f32::from(u[i]) - steps.zero as f32)
+            + steps.fine() * (f32::from(v[i]) - 64.0);
+        assert!(
+            (back - x[i]).abs() <= steps.fine() * 0.5001 + 1e-7,
+            "input {i}"
+        );
+    }
+    let abs_x: f32 = x.iter().map(|v| v.abs()).sum();
+    for r in 0..OUT {
+        let exact: f64 = f64::from(b[r])
+            + (0..IN)
+                .map(|i| f64::from(w[r][i]) * f64::from(x[i]))
+                .sum::<f64>();
+        let (scale, sum_q) = (
+            q.weight(r, 0).1,
+            (0..IN)
+                .map(|i| f32::from(q.weight(r, i).0).abs())
+                .sum::<f32>(),
+        );
+        let bound = scale / 2.0 * abs_x + steps.fine() / 2.0 * scale * sum_q;
+        let err = (f64::from(want[r]) - exact).abs();
+        assert!(
+            err <= f64::from(bound) * 1.001 + 1e-4 * exact.abs() + 1e-5,
+            "{IN}→{OUT} row {r}: error {err} over bound {bound}"
+        );
+    }
+    for s in levels() {
+        let (mut u2, mut v2) = ([0u8; IN], [0u8; IN]);
+        assert_eq!(
+            quantize(s, &x, &mut u2, &mut v2),
+            steps,
+            "{s} quantise {IN}"
+        );
+        assert_eq!((u2, v2), (u, v), "{s} quantise {IN}");
+        assert_eq!(run(s), want, "{s} quantised affine {IN}→{OUT}");
+    }
+}
+
+#[test]
+fn quantized_affine_levels_equal_scalar_within_bound() {
+    let mut rng = Rng(0x5eed_0017_0003_0001);
+    for signed in [true, false] {
+        check_quantized_affine::<1, 1>(&mut rng, signed);
+        check_quantized_affine::<7, 9>(&mut rng, signed);
+        check_quantized_affine::<33, 17>(&mut rng, signed);
+        check_quantized_affine::<64, 32>(&mut rng, signed);
+        // Several tiles of outputs; too slow to interpret under Miri (the sizes above
+        // cover every block width and tail there).
+        if !cfg!(miri) {
+            check_quantized_affine::<200, 72>(&mut rng, signed);
+        }
+    }
 }
