@@ -3,32 +3,24 @@
 //! batch-of-one head at that precision) and the head over that floor. Speed itself is
 //! measured, never asserted.
 
-use serde_json::Value;
-use std::process::Command;
+mod common;
+
+use common::{json, refused};
 
 #[test]
 fn bench_reports_each_precisions_w1_floor_beside_its_head() {
-    let out = Command::new(env!("CARGO_BIN_EXE_manaka"))
-        .args([
-            "bench",
-            "--shapes",
-            "pair4_d16_o2_h32",
-            "--precision",
-            "f32,bf16,int8",
-            "--time",
-            "0.02",
-            "--scaling-simulations",
-            "0",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let v = json(&[
+        "bench",
+        "--shapes",
+        "pair4_d16_o2_h32",
+        "--precision",
+        "f32,bf16,int8",
+        "--time",
+        "0.02",
+        "--scaling-simulations",
+        "0",
+        "--json",
+    ]);
     assert_eq!(v["precision"], "f32,bf16,int8");
     let rows = v["rows"].as_array().unwrap();
     // pair4_d16_o2_h32: head input 2 × (2·16 + 4) = 72, hidden 32, so W1 is 72 × 32 = 2304
@@ -50,10 +42,5 @@ fn bench_reports_each_precisions_w1_floor_beside_its_head() {
             "{precision}: {ratio} vs {head} / {floor}"
         );
     }
-    let e = Command::new(env!("CARGO_BIN_EXE_manaka"))
-        .args(["bench", "--precision", "f32,int4"])
-        .output()
-        .unwrap();
-    assert_eq!(e.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&e.stderr).contains("int4"));
+    assert!(refused(&["bench", "--precision", "f32,int4"]).contains("int4"));
 }

@@ -5,13 +5,8 @@
 
 mod common;
 
-use common::usi_until_bestmove;
+use common::{json, ok, usi_until_bestmove};
 use std::path::PathBuf;
-use std::process::Command;
-
-fn manaka() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_manaka"))
-}
 
 fn field(line: &str, name: &str) -> f64 {
     let mut words = line.split_whitespace();
@@ -25,24 +20,17 @@ fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("nnue.mnw");
     let _ = std::fs::remove_file(&file);
-    let ok = manaka()
-        .args([
-            "weights",
-            "init",
-            "--shape",
-            "pair0_d16_o1_h8_halfkp_nnue",
-            "--seed",
-            "5",
-            "-o",
-        ])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    let path = file.to_str().unwrap();
+    ok(&[
+        "weights",
+        "init",
+        "--shape",
+        "pair0_d16_o1_h8_halfkp_nnue",
+        "--seed",
+        "5",
+        "-o",
+        path,
+    ]);
     let moves = ["7g7f", "3c3d", "8h2b+", "3a2b"];
 
     let lines = usi_until_bestmove(&[
@@ -70,20 +58,22 @@ fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
         .expect("a value line");
     let v_hat = field(root, "v_hat");
 
-    let out = manaka()
-        .args(["eval", "--backend", "integer", "--json", "--weights"])
-        .arg(&file)
-        .arg("--moves")
-        .args(moves)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let eval = json(
+        &[
+            &[
+                "eval",
+                "--backend",
+                "integer",
+                "--json",
+                "--weights",
+                path,
+                "--moves",
+            ],
+            &moves[..],
+        ]
+        .concat(),
     );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let want = 2.0 * json["win_prob"].as_f64().unwrap() - 1.0;
+    let want = 2.0 * eval["win_prob"].as_f64().unwrap() - 1.0;
     assert!(
         (v_hat - want).abs() <= 0.00005 + 1e-9,
         "USI v_hat {v_hat}, eval {want}"
@@ -121,32 +111,12 @@ fn eval_file_takes_an_nn_bin_and_backend_integer_plays_it() {
     let (mnw, bin) = (dir.join("kp.mnw"), dir.join("nn.bin"));
     let _ = std::fs::remove_file(&mnw);
     let _ = std::fs::remove_file(&bin);
-    let run = |args: &[&std::ffi::OsStr]| {
-        let out = manaka().args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
     let shape = "pair0_d256_o1_h32_h232_kp_nnue";
-    run(&[
-        "weights".as_ref(),
-        "init".as_ref(),
-        "--shape".as_ref(),
-        shape.as_ref(),
-        "--seed".as_ref(),
-        "9".as_ref(),
-        "-o".as_ref(),
-        mnw.as_os_str(),
+    let (mnw_path, bin_path) = (mnw.to_str().unwrap(), bin.to_str().unwrap());
+    ok(&[
+        "weights", "init", "--shape", shape, "--seed", "9", "-o", mnw_path,
     ]);
-    run(&[
-        "weights".as_ref(),
-        "export-nnue".as_ref(),
-        mnw.as_os_str(),
-        "-o".as_ref(),
-        bin.as_os_str(),
-    ]);
+    ok(&["weights", "export-nnue", mnw_path, "-o", bin_path]);
     let moves = "position startpos moves 7g7f 3c3d";
     let play = |file: &std::path::Path| {
         usi_until_bestmove(&[
