@@ -41,7 +41,7 @@
 use crate::engines::{self, COMPILED, EngineVisitor};
 use anyhow::{Context, Result, bail};
 use manaka::kernels::Simd;
-use manaka::kernels::cpu::int::IntSimd;
+use manaka::kernels::cpu::int::{IntSimd, int8_copy_bytes};
 use manaka::runtime::compiled::Precision;
 use manaka::runtime::eval::Leaf;
 use manaka::runtime::network::{Network, NetworkEvaluator, StateLeaf};
@@ -317,14 +317,14 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// The bytes of W1 (`H × IN`) at `precision`: 4, 2 or 1 per weight, and for int8 one f32
-/// scale and one i32 sum of steps per row (`QuantizedAffine::BYTES`: what the batch-of-one
-/// head reads once per evaluation).
+/// scale and one i32 sum of steps per row (`int8_copy_bytes`: what the batch-of-one head
+/// reads once per evaluation).
 fn w1_precision_bytes(shape: &Shape, precision: Precision) -> u64 {
-    let (rows, weights) = (u64::from(shape.h), shape.input_width() * u64::from(shape.h));
+    let (inputs, rows) = (shape.input_width(), u64::from(shape.h));
     match precision {
-        Precision::F32 => 4 * weights,
-        Precision::Bf16 => 2 * weights,
-        Precision::Int8 => weights + 8 * rows,
+        Precision::F32 => 4 * inputs * rows,
+        Precision::Bf16 => 2 * inputs * rows,
+        Precision::Int8 => int8_copy_bytes(inputs as usize, rows as usize),
     }
 }
 

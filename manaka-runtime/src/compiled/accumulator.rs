@@ -226,24 +226,31 @@ fn elementary_polynomials<const D: usize, const O: usize, const G: usize>(
 ) -> [[[f32; D]; O]; G] {
     let mut out = [[[0.0f32; D]; O]; G];
     // Order by order, every channel at once (channels are independent lanes, so the loops
-    // over `c` vectorise): e[k][c] for k = 0..=O, on the stack (orders go up to 8).
-    const { assert!(O <= 8, "power orders go up to 8") };
-    let mut e = [[0.0f64; D]; 9];
+    // over `c` vectorise): e[k − 1][c] = e_k of channel c; the e_0 = 1 term is p_k itself.
+    let mut e = [[0.0f64; D]; O];
     for g in 0..G {
-        e[0] = [1.0; D];
         for kk in 1..=O {
             let mut s = [0.0f64; D];
             for i in 1..=kk {
                 let sign = if i % 2 == 1 { 1.0 } else { -1.0 };
-                let (prev, p) = (&e[kk - i], &power[g][i - 1]);
-                for c in 0..D {
-                    s[c] += sign * (prev[c] * p[c] as f64);
+                let p = &power[g][i - 1];
+                match (kk - i).checked_sub(1) {
+                    Some(prev) => {
+                        for c in 0..D {
+                            s[c] += sign * (e[prev][c] * p[c] as f64);
+                        }
+                    }
+                    None => {
+                        for c in 0..D {
+                            s[c] += sign * p[c] as f64;
+                        }
+                    }
                 }
             }
             let inv = 1.0 / kk as f64;
             for c in 0..D {
-                e[kk][c] = s[c] * inv;
-                out[g][kk - 1][c] = e[kk][c] as f32;
+                e[kk - 1][c] = s[c] * inv;
+                out[g][kk - 1][c] = e[kk - 1][c] as f32;
             }
         }
     }

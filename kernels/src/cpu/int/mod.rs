@@ -203,7 +203,9 @@ macro_rules! dispatch {
 }
 
 mod quantized;
-pub use quantized::{InputSteps, QuantizedAffine, QuantizedScratch, quantize_input};
+pub use quantized::{
+    InputSteps, QuantizedAffine, QuantizedScratch, int8_copy_bytes, quantize_input,
+};
 
 /// A refresh: `acc = bias + Σ rows`, each 16-bit lane wrapping (YaneuraOu's
 /// `refresh_accumulator`, `nnue_feature_transformer.h`).

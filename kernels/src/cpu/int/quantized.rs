@@ -108,6 +108,12 @@ pub fn quantize_input<const N: usize>(
     InputSteps { step, zero }
 }
 
+/// The bytes of an `inputs → outputs` map's int8 copy: one byte per weight, and each row's
+/// f32 scale and i32 sum of steps.
+pub const fn int8_copy_bytes(inputs: usize, outputs: usize) -> u64 {
+    (inputs * outputs + 8 * outputs) as u64
+}
+
 /// An `IN → OUT` affine map's weights prepared for integer evaluation: int8 rows in the
 /// kernels' packed layout, each row's scale and its sum of steps.
 #[derive(Clone, Debug)]
@@ -156,8 +162,8 @@ impl<const IN: usize, const OUT: usize> QuantizedAffine<IN, OUT> {
         }
     }
 
-    /// The bytes of this copy: the int8 weights, each row's scale and sum.
-    pub const BYTES: u64 = (IN * OUT + 8 * OUT) as u64;
+    /// The bytes of this copy ([`int8_copy_bytes`]).
+    pub const BYTES: u64 = int8_copy_bytes(IN, OUT);
 
     /// The weight from input `i` to output `r` as the kernels see it: its step and its row's
     /// scale.
