@@ -17,6 +17,6 @@ pub mod cpu;
 pub mod cuda;
 
 pub use cpu::{
-    Bf16, Simd, SimdError, add_assign, affine_batch, affine_batch_bf16, at_level, dot,
-    power_update, prefetch, quantize_i8, sub_assign,
+    Bf16, Bf16Matrix, Simd, SimdError, add_assign, affine_batch, affine_batch_bf16, at_level,
+    bf16_dot, dot, power_update, prefetch, quantize_i8, sub_assign,
 };

@@ -12,7 +12,6 @@
 //! at element `i` happens only while `i + W <= N`.
 
 use super::lanes::Lanes;
-use super::weight::Weight;
 
 /// `acc += row`.
 #[inline(always)]
@@ -106,8 +105,8 @@ pub(super) unsafe fn dot<L: Lanes, const N: usize>(a: &[f32; N], b: &[f32; N]) -
 }
 
 /// Batched affine map `out[j] = W · xs[j] + b` (W row-major, `OUT` rows of `IN`); the safe
-/// wrapper has checked `xs.len() == out.len()`. Weights of any [`Weight`] type are widened to f32 lanes as they
-/// are loaded, so every element type shares the code below.
+/// wrapper has checked `xs.len() == out.len()`. (bf16 weights have a layout and a body of
+/// their own: `bf16.rs`.)
 ///
 /// Rows of W outer, inputs inner, in register blocks: 4 rows × `L::TILE` inputs share each
 /// loaded vector, so the loop is bound by FMAs rather than loads, and the accumulators are
@@ -120,8 +119,8 @@ pub(super) unsafe fn dot<L: Lanes, const N: usize>(a: &[f32; N], b: &[f32; N]) -
 /// leaf's outputs are the same bits alone or in any batch (docs/evaluator.md, the state
 /// cache).
 #[inline(always)]
-pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OUT: usize>(
-    w: &[[E; IN]; OUT],
+pub(super) unsafe fn affine_batch<L: Lanes, const IN: usize, const OUT: usize>(
+    w: &[[f32; IN]; OUT],
     b: &[f32; OUT],
     xs: &[[f32; IN]],
     out: &mut [[f32; OUT]],
@@ -129,12 +128,12 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
     assert_eq!(xs.len(), out.len(), "one output row per input");
     let batch = xs.len();
     // Finishes one output: the block's vector sum, the lanes past the last vector, the bias
-    // (f32 weights: in this order, which the batch-invariance above relies on).
+    // (in this order, which the batch-invariance above relies on).
     let finish = |out: &mut [[f32; OUT]], r: usize, j: usize, s: f32| {
         let (row, x) = (&w[r], &xs[j]);
         let mut tail = 0.0f32;
         for k in IN / L::W * L::W..IN {
-            tail += row[k].to_f32() * x[k];
+            tail += row[k] * x[k];
         }
         out[j][r] = b[r] + s + tail;
     };
@@ -142,7 +141,7 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
     if batch == 1 {
         while r + 8 <= OUT {
             // SAFETY: rows r..r+8 < OUT and input 0 exist; L's features.
-            let sums = unsafe { L::block::<E, IN, 8, 1>(&w[r..r + 8], &xs[..1]) };
+            let sums = unsafe { L::block::<IN, 8, 1>(&w[r..r + 8], &xs[..1]) };
             for (k, s) in sums.iter().enumerate() {
                 finish(out, r + k, 0, s[0]);
             }
@@ -165,10 +164,10 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
                 // SAFETY: rows r..r+4 and inputs j..j+g exist; L's features.
                 unsafe {
                     match g {
-                        1 => take(&mut sums, L::block::<E, IN, 4, 1>(rows, x)),
-                        2 => take(&mut sums, L::block::<E, IN, 4, 2>(rows, x)),
-                        3 => take(&mut sums, L::block::<E, IN, 4, 3>(rows, x)),
-                        _ => take(&mut sums, L::block::<E, IN, 4, 4>(rows, x)),
+                        1 => take(&mut sums, L::block::<IN, 4, 1>(rows, x)),
+                        2 => take(&mut sums, L::block::<IN, 4, 2>(rows, x)),
+                        3 => take(&mut sums, L::block::<IN, 4, 3>(rows, x)),
+                        _ => take(&mut sums, L::block::<IN, 4, 4>(rows, x)),
                     }
                 }
                 for (k, row) in sums.iter().enumerate() {
@@ -185,7 +184,7 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
     while r < OUT {
         for j in 0..batch {
             // SAFETY: row r and input j exist; L's features.
-            let sums = unsafe { L::block::<E, IN, 1, 1>(&w[r..r + 1], &xs[j..j + 1]) };
+            let sums = unsafe { L::block::<IN, 1, 1>(&w[r..r + 1], &xs[j..j + 1]) };
             finish(out, r, j, sums[0][0]);
         }
         r += 1;
@@ -197,15 +196,15 @@ pub(super) unsafe fn affine_batch<L: Lanes, E: Weight, const IN: usize, const OU
 // Index loops over the two small register-block dimensions read more plainly than iterators.
 #[allow(clippy::needless_range_loop)]
 #[inline(always)]
-pub(super) unsafe fn block<L: Lanes, E: Weight, const IN: usize, const R: usize, const T: usize>(
-    w: &[[E; IN]],
+pub(super) unsafe fn block<L: Lanes, const IN: usize, const R: usize, const T: usize>(
+    w: &[[f32; IN]],
     x: &[[f32; IN]],
 ) -> [[f32; T]; R] {
     assert!(
         w.len() == R && x.len() == T,
         "a block is R rows by T inputs"
     );
-    let wp: [*const E; R] = std::array::from_fn(|k| w[k].as_ptr());
+    let wp: [*const f32; R] = std::array::from_fn(|k| w[k].as_ptr());
     let xp: [*const f32; T] = std::array::from_fn(|t| x[t].as_ptr());
     // SAFETY (every block below): vector loads at i while i + W <= IN, from rows of IN; L's
     // features.
@@ -215,7 +214,7 @@ pub(super) unsafe fn block<L: Lanes, E: Weight, const IN: usize, const R: usize,
         unsafe {
             let mut wv = [L::zero(); R];
             for k in 0..R {
-                wv[k] = E::load::<L>(wp[k].add(i));
+                wv[k] = L::load(wp[k].add(i));
             }
             for t in 0..T {
                 let xv = L::load(xp[t].add(i));

@@ -40,14 +40,21 @@ pub(super) trait Lanes: Sized {
     /// level's features. Inlined into the affine map with its other register blocks, LLVM
     /// kept one of the 4 × 4 block's 16 accumulators on the stack (a load and a store per
     /// iteration, 1.45× slower at batch 16); on its own it keeps all of them in registers.
-    unsafe fn block<E: Weight, const IN: usize, const R: usize, const T: usize>(
-        w: &[[E; IN]],
+    unsafe fn block<const IN: usize, const R: usize, const T: usize>(
+        w: &[[f32; IN]],
+        x: &[[f32; IN]],
+    ) -> [[f32; T]; R];
+    /// [`bf16::block`] with this level's lanes, a function of its own for the same reason.
+    unsafe fn bf16_block<const IN: usize, const OUT: usize, const R: usize, const T: usize>(
+        m: &Bf16Matrix<IN, OUT>,
+        g: usize,
+        k0: usize,
         x: &[[f32; IN]],
     ) -> [[f32; T]; R];
 }
 
-use super::body;
-use super::weight::Weight;
+use super::bf16::Bf16Matrix;
+use super::{bf16, body};
 
 /// One lane of plain f32: the level every CPU runs, and what LLVM may auto-vectorise.
 pub(super) struct Scalar;
@@ -102,12 +109,22 @@ impl Lanes for Scalar {
         f32::from_bits(u32::from(unsafe { p.read_unaligned() }) << 16)
     }
     #[inline(never)]
-    unsafe fn block<E: Weight, const IN: usize, const R: usize, const T: usize>(
-        w: &[[E; IN]],
+    unsafe fn block<const IN: usize, const R: usize, const T: usize>(
+        w: &[[f32; IN]],
         x: &[[f32; IN]],
     ) -> [[f32; T]; R] {
         // SAFETY: the scalar level needs no feature.
-        unsafe { body::block::<Self, E, IN, R, T>(w, x) }
+        unsafe { body::block::<Self, IN, R, T>(w, x) }
+    }
+    #[inline(never)]
+    unsafe fn bf16_block<const IN: usize, const OUT: usize, const R: usize, const T: usize>(
+        m: &Bf16Matrix<IN, OUT>,
+        g: usize,
+        k0: usize,
+        x: &[[f32; IN]],
+    ) -> [[f32; T]; R] {
+        // SAFETY: the scalar level needs no feature.
+        unsafe { bf16::block::<Self, IN, OUT, R, T>(m, g, k0, x) }
     }
 }
 
@@ -116,7 +133,7 @@ pub(super) use x86::{Avx2, Avx512};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Lanes, Weight, body};
+    use super::{Bf16Matrix, Lanes, bf16, body};
     use std::arch::x86_64::*;
 
     /// AVX2 + FMA: 8 lanes.
@@ -183,11 +200,21 @@ mod x86 {
         }
         #[target_feature(enable = "avx2,fma")]
         #[inline(never)]
-        unsafe fn block<E: Weight, const IN: usize, const R: usize, const T: usize>(
-            w: &[[E; IN]],
+        unsafe fn block<const IN: usize, const R: usize, const T: usize>(
+            w: &[[f32; IN]],
             x: &[[f32; IN]],
         ) -> [[f32; T]; R] {
-            unsafe { body::block::<Self, E, IN, R, T>(w, x) }
+            unsafe { body::block::<Self, IN, R, T>(w, x) }
+        }
+        #[target_feature(enable = "avx2,fma")]
+        #[inline(never)]
+        unsafe fn bf16_block<const IN: usize, const OUT: usize, const R: usize, const T: usize>(
+            m: &Bf16Matrix<IN, OUT>,
+            g: usize,
+            k0: usize,
+            x: &[[f32; IN]],
+        ) -> [[f32; T]; R] {
+            unsafe { bf16::block::<Self, IN, OUT, R, T>(m, g, k0, x) }
         }
     }
 
@@ -248,11 +275,21 @@ mod x86 {
         }
         #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
         #[inline(never)]
-        unsafe fn block<E: Weight, const IN: usize, const R: usize, const T: usize>(
-            w: &[[E; IN]],
+        unsafe fn block<const IN: usize, const R: usize, const T: usize>(
+            w: &[[f32; IN]],
             x: &[[f32; IN]],
         ) -> [[f32; T]; R] {
-            unsafe { body::block::<Self, E, IN, R, T>(w, x) }
+            unsafe { body::block::<Self, IN, R, T>(w, x) }
+        }
+        #[target_feature(enable = "avx512f,avx512bw,avx2,fma")]
+        #[inline(never)]
+        unsafe fn bf16_block<const IN: usize, const OUT: usize, const R: usize, const T: usize>(
+            m: &Bf16Matrix<IN, OUT>,
+            g: usize,
+            k0: usize,
+            x: &[[f32; IN]],
+        ) -> [[f32; T]; R] {
+            unsafe { bf16::block::<Self, IN, OUT, R, T>(m, g, k0, x) }
         }
     }
 }

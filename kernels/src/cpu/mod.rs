@@ -3,12 +3,14 @@
 //! The level is chosen once (at engine construction) by CPU detection, or forced with the
 //! environment variable `MANAKA_SIMD=scalar|avx2|avx512` for tests and benchmarks.
 
+mod bf16;
 mod body;
 mod lanes;
 mod weight;
 // Integer kernels for NNUE inference (YaneuraOu's arithmetic).
 pub mod int;
 
+pub use bf16::{Bf16Matrix, CHUNK as BF16_CHUNK, GROUP as BF16_GROUP, bf16_copy_bytes};
 use std::fmt;
 pub use weight::{Bf16, quantize_i8};
 
@@ -125,7 +127,7 @@ impl fmt::Display for Simd {
 macro_rules! entry_points {
     ($level:ident, $lanes:ty $(, $features:literal)?) => {
         mod $level {
-            use super::body;
+            use super::{Bf16Matrix, bf16, body};
             #[allow(unused_imports)]
             use super::lanes::*;
 
@@ -163,14 +165,25 @@ macro_rules! entry_points {
             }
 
             $(#[target_feature(enable = $features)])?
-            pub unsafe fn affine_batch<E: super::weight::Weight, const IN: usize, const OUT: usize>(
-                w: &[[E; IN]; OUT],
+            pub unsafe fn affine_batch<const IN: usize, const OUT: usize>(
+                w: &[[f32; IN]; OUT],
                 b: &[f32; OUT],
                 xs: &[[f32; IN]],
                 out: &mut [[f32; OUT]],
             ) {
                 // SAFETY: as above.
-                unsafe { body::affine_batch::<$lanes, E, IN, OUT>(w, b, xs, out) }
+                unsafe { body::affine_batch::<$lanes, IN, OUT>(w, b, xs, out) }
+            }
+
+            $(#[target_feature(enable = $features)])?
+            pub unsafe fn affine_bf16<const IN: usize, const OUT: usize>(
+                m: &Bf16Matrix<IN, OUT>,
+                b: &[f32; OUT],
+                xs: &[[f32; IN]],
+                out: &mut [[f32; OUT]],
+            ) {
+                // SAFETY: as above.
+                unsafe { bf16::affine::<$lanes, IN, OUT>(m, b, xs, out) }
             }
         }
     };
@@ -181,6 +194,37 @@ entry_points!(scalar, Scalar);
 entry_points!(avx2, Avx2, "avx2,fma");
 #[cfg(target_arch = "x86_64")]
 entry_points!(avx512, Avx512, "avx512f,avx512bw,avx2,fma");
+
+/// The bf16 affine map with AVX-512 BF16's dot products (`bf16.rs`).
+#[cfg(target_arch = "x86_64")]
+mod avx512_bf16 {
+    use super::{Bf16Matrix, bf16};
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512bf16,avx2,fma")]
+    pub unsafe fn affine_bf16<const IN: usize, const OUT: usize>(
+        m: &Bf16Matrix<IN, OUT>,
+        b: &[f32; OUT],
+        xs: &[[f32; IN]],
+        out: &mut [[f32; OUT]],
+    ) {
+        // SAFETY: the caller runs this only on a CPU with AVX-512 F, BW and BF16.
+        unsafe { bf16::affine::<bf16::Avx512Bf16, IN, OUT>(m, b, xs, out) }
+    }
+}
+
+/// Whether [`affine_batch_bf16`] at `simd` multiplies with AVX-512 BF16's `vdpbf16ps`: at
+/// the AVX-512 level of a CPU that has it (never under Miri, which does not model it).
+pub fn bf16_dot(simd: Simd) -> bool {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        simd.0 == Level::Avx512 && std::arch::is_x86_feature_detected!("avx512bf16")
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    {
+        let _ = simd;
+        false
+    }
+}
 
 // Dispatch. Each arm after `Scalar` is only reachable with a `Simd` built by `available()`,
 // which checked the CPU features the `unsafe` target-feature function needs.
@@ -258,21 +302,42 @@ pub fn affine_batch<const IN: usize, const OUT: usize>(
     dispatch!(simd, affine_batch(w, b, xs, out))
 }
 
-/// [`affine_batch`] with bfloat16 weights (half the bytes of f32), widened exactly as they
-/// are loaded: `out_j = W' x_j + b` for `W'` the bf16 values, summed in f32.
+/// [`affine_batch`] with bfloat16 weights (half the bytes of f32, in the tiles of a
+/// [`Bf16Matrix`]): `out_j = W' x_j + b` for `W'` the bf16 values, summed in f32. With
+/// AVX-512 BF16 ([`bf16_dot`]) the products are `vdpbf16ps` pairs, each input rounded to
+/// bf16 for it (every product then exact); elsewhere the weights are widened as they are
+/// loaded and multiplied with the inputs as they are, with FMAs (`bf16.rs`).
 ///
 /// # Panics
 /// If `xs` and `out` differ in length.
 #[inline]
 pub fn affine_batch_bf16<const IN: usize, const OUT: usize>(
     simd: Simd,
-    w: &[[Bf16; IN]; OUT],
+    m: &Bf16Matrix<IN, OUT>,
     b: &[f32; OUT],
     xs: &[[f32; IN]],
     out: &mut [[f32; OUT]],
 ) {
     assert_eq!(xs.len(), out.len(), "one output row per input");
-    dispatch!(simd, affine_batch(w, b, xs, out))
+    #[cfg(target_arch = "x86_64")]
+    if bf16_dot(simd) {
+        // SAFETY: bf16_dot checked AVX-512 BF16, and this level's F and BW.
+        return unsafe { avx512_bf16::affine_bf16(m, b, xs, out) };
+    }
+    affine_batch_widened(simd, m, b, xs, out)
+}
+
+/// [`affine_batch_bf16`] without AVX-512 BF16 at any level: the weights widened, FMAs (what
+/// CPUs without BF16 run; the tests check both paths).
+fn affine_batch_widened<const IN: usize, const OUT: usize>(
+    simd: Simd,
+    m: &Bf16Matrix<IN, OUT>,
+    b: &[f32; OUT],
+    xs: &[[f32; IN]],
+    out: &mut [[f32; OUT]],
+) {
+    assert_eq!(xs.len(), out.len(), "one output row per input");
+    dispatch!(simd, affine_bf16(m, b, xs, out))
 }
 
 /// Asks the CPU to start loading the cache line holding `p` (a pair-table row about to be

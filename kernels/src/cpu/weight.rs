@@ -1,9 +1,6 @@
-//! Weight element types of the f32 affine map: f32 and bfloat16 — a head's W1/W2 and their
-//! bf16 copies (issue 17 item 3; docs/evaluator.md, "Precision"): activations stay f32 and
-//! every product is summed in f32, only the weights are rounded. `quantize_i8` makes the
-//! int8 rows the integer path uses (`int::quantized`).
-
-use super::lanes::Lanes;
+//! The low-precision numbers of a head's weight copies (issue 17 item 3; docs/evaluator.md,
+//! "Precision"): [`Bf16`], the bfloat16 of the bf16 affine map (`bf16.rs`), and
+//! `quantize_i8`, the int8 rows of the integer path (`int::quantized`).
 
 /// A bfloat16 number: the high 16 bits of an f32 (8 exponent bits, 7 mantissa bits).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -39,38 +36,4 @@ pub fn quantize_i8<const N: usize>(row: &[f32; N]) -> ([i8; N], f32) {
     let scale = max / 127.0;
     let q = std::array::from_fn(|i| (row[i] / scale).round().clamp(-127.0, 127.0) as i8);
     (q, scale)
-}
-
-/// How the bodies read one weight element type.
-pub(super) trait Weight: Copy {
-    /// `L::W` elements at `p` as f32 lanes.
-    ///
-    /// # Safety
-    /// `L`'s features, and `L::W` readable elements at `p`.
-    unsafe fn load<L: Lanes>(p: *const Self) -> L::V;
-    fn to_f32(self) -> f32;
-}
-
-impl Weight for f32 {
-    #[inline(always)]
-    unsafe fn load<L: Lanes>(p: *const f32) -> L::V {
-        // SAFETY: the caller's contract.
-        unsafe { L::load(p) }
-    }
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        self
-    }
-}
-
-impl Weight for Bf16 {
-    #[inline(always)]
-    unsafe fn load<L: Lanes>(p: *const Bf16) -> L::V {
-        // SAFETY: the caller's contract; Bf16 is a transparent u16.
-        unsafe { L::load_bf16(p.cast()) }
-    }
-    #[inline(always)]
-    fn to_f32(self) -> f32 {
-        Bf16::to_f32(self)
-    }
 }

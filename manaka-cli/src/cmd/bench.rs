@@ -41,6 +41,7 @@
 use crate::engines::{self, COMPILED, EngineVisitor};
 use anyhow::{Context, Result, bail};
 use manaka::kernels::Simd;
+use manaka::kernels::cpu::bf16_copy_bytes;
 use manaka::kernels::cpu::int::{IntSimd, int8_copy_bytes};
 use manaka::runtime::compiled::Precision;
 use manaka::runtime::eval::Leaf;
@@ -316,14 +317,14 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The bytes of W1 (`H × IN`) at `precision`: 4, 2 or 1 per weight, and for int8 one f32
-/// scale and one i32 sum of steps per row (`int8_copy_bytes`: what the batch-of-one head
-/// reads once per evaluation).
+/// The bytes of W1 (`H × IN`) at `precision`: 4, 2 or 1 per weight — bf16 padded to whole
+/// tiles (`bf16_copy_bytes`), int8 with one f32 scale and one i32 sum of steps per row
+/// (`int8_copy_bytes`): what the batch-of-one head reads once per evaluation.
 fn w1_precision_bytes(shape: &Shape, precision: Precision) -> u64 {
     let (inputs, rows) = (shape.input_width(), u64::from(shape.h));
     match precision {
         Precision::F32 => 4 * inputs * rows,
-        Precision::Bf16 => 2 * inputs * rows,
+        Precision::Bf16 => bf16_copy_bytes(inputs as usize, rows as usize),
         Precision::Int8 => int8_copy_bytes(inputs as usize, rows as usize),
     }
 }

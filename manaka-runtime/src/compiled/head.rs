@@ -16,7 +16,7 @@ use super::{FixedNetError, Precision};
 use crate::labels::{move_class, move_feature, move_label};
 use crate::shogi::{Move, Position};
 use manaka_kernels::cpu::int::{IntSimd, QuantizedAffine, QuantizedScratch};
-use manaka_kernels::{self as k, Bf16, Simd};
+use manaka_kernels::{self as k, Bf16Matrix, Simd};
 use std::marker::PhantomData;
 
 /// An element-wise activation after a hidden layer.
@@ -59,7 +59,9 @@ pub struct Affine<const IN: usize, const OUT: usize> {
 /// An affine map's low-precision weight copy, if any.
 enum LowWeights<const IN: usize, const OUT: usize> {
     None,
-    Bf16(Box<[[Bf16; IN]; OUT]>),
+    /// W rounded to bfloat16 in register-block tiles; each input is rounded too, the
+    /// products summed in f32 (`vdpbf16ps` where the CPU has AVX-512 BF16).
+    Bf16(Bf16Matrix<IN, OUT>),
     /// Rows of int8 steps, one f32 scale per row; each input row is quantised too (two 7-bit
     /// planes) and the products summed in integers (`kernels::cpu::int::quantized`).
     Int8(QuantizedAffine<IN, OUT>),
@@ -72,9 +74,7 @@ impl<const IN: usize, const OUT: usize> Affine<IN, OUT> {
         let b = View::array(source, &format!("b{n}"))?;
         let low = match precision {
             Precision::F32 => LowWeights::None,
-            Precision::Bf16 => {
-                LowWeights::Bf16(boxed(w.iter().map(|r| r.map(Bf16::from_f32)).collect()))
-            }
+            Precision::Bf16 => LowWeights::Bf16(Bf16Matrix::new(&w)),
             Precision::Int8 => LowWeights::Int8(QuantizedAffine::new(&w)),
         };
         Ok(Affine { w, b, low })
@@ -97,13 +97,6 @@ impl<const IN: usize, const OUT: usize> Affine<IN, OUT> {
             }
         }
     }
-}
-
-/// `OUT` values collected into a boxed array (made from a tensor of `OUT` rows).
-fn boxed<T, const OUT: usize>(v: Vec<T>) -> Box<[T; OUT]> {
-    v.into_boxed_slice()
-        .try_into()
-        .unwrap_or_else(|_| unreachable!("one value per row of the tensor"))
 }
 
 /// The hidden layers: rows `In` to rows `Out`.

@@ -236,7 +236,7 @@ fn each_precision_is_within_its_bound_of_the_reference() {
     // (precision, bound on |Δ value logit|, bound on |Δ policy logit|)
     let bounds = [
         (Precision::F32, 1e-3, 1e-3),
-        (Precision::Bf16, 0.01, 0.05),
+        (Precision::Bf16, 0.02, 0.1),
         (Precision::Int8, 0.08, 0.25),
     ];
     let shape = Shape::parse("pair2_d8_o2_h32_h216_kp").unwrap();
@@ -248,6 +248,11 @@ fn each_precision_is_within_its_bound_of_the_reference() {
     let reference_random = ReferenceNet::new(random.clone()).unwrap();
     let reference_trained = ReferenceNet::new(trained.clone()).unwrap();
     for simd in Simd::available() {
+        // At AVX-512 with BF16 the bf16 head multiplies rounded inputs (`vdpbf16ps`).
+        eprintln!(
+            "{simd}: bf16 dot products {}",
+            manaka_kernels::bf16_dot(simd)
+        );
         for (precision, value_bound, policy_bound) in bounds {
             let net =
                 KpTwoLayers::with_precision(&shape.to_string(), random.clone(), simd, precision)
