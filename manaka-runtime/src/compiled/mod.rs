@@ -358,6 +358,13 @@ where
     fn describe(&self) -> String {
         match self.precision {
             Precision::F32 => format!("{} (compiled, {})", self.shape, self.simd),
+            // The bf16 path that runs (docs/evaluator.md, "Precision").
+            Precision::Bf16 if k::bf16_dot(self.simd) => {
+                format!(
+                    "{} (compiled, {}, bf16 W1/W2 by vdpbf16ps)",
+                    self.shape, self.simd
+                )
+            }
             p => format!("{} (compiled, {}, {p} W1/W2)", self.shape, self.simd),
         }
     }
