@@ -24,9 +24,10 @@ fn bench_reports_each_precisions_w1_floor_beside_its_head() {
     assert_eq!(v["precision"], "f32,bf16,int8");
     let rows = v["rows"].as_array().unwrap();
     // pair4_d16_o2_h32: head input 2 × (2·16 + 4) = 72, hidden 32, so W1 is 72 × 32 = 2304
-    // weights: 4, 2 and 1 bytes each, and int8 adds one f32 scale and one i32 sum of steps
-    // per row (32 × 8 bytes).
-    let expected = [("f32", 9216), ("bf16", 4608), ("int8", 2304 + 256)];
+    // weights: 4, 2 and 1 bytes each; bf16 is stored in tiles of 8 rows × 32 inputs, so its
+    // 72 inputs take 3 chunks (96) and its 32 rows 4 groups: 96 × 32 × 2 bytes; int8 adds one
+    // f32 scale and one i32 sum of steps per row (32 × 8 bytes).
+    let expected = [("f32", 9216), ("bf16", 96 * 32 * 2), ("int8", 2304 + 256)];
     assert_eq!(rows.len(), expected.len());
     for (r, (precision, bytes)) in rows.iter().zip(expected) {
         assert_eq!(r["shape"], "pair4_d16_o2_h32");
