@@ -2,9 +2,9 @@
 # Makes the embedded default network (manaka-runtime/nets/default.mnw) from nothing:
 # material self-play → fairy-stockfish labels → a first net → its self-play → labels → the
 # generation-2 default → its self-play → labels → generation 3 → its self-play → labels →
-# generation 4, the shipped default. These are
+# generation 4 → its self-play → deeper labels → generation 6, the shipped default. These are
 # the commands, seeds and settings the shipped net was made with (docs/training.md, "The
-# trained default: recipe"); about 3 h 30 min on 2 cores, 80% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
+# trained default: recipe"); about 7 h on 2 cores, 85% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
 # training resume where they stopped, so the script can simply be run again after an
 # interruption.
 #
@@ -97,7 +97,7 @@ step "training generation 3"
         --log gen3.jsonl $([ -f gen3.mnw.state ] && echo --resume)
     touch gen3.done
 }
-# 7. Generation 4 (2026-12-01, the shipped default): 6,000 games of generation 3, each from 4
+# 7. Generation 4 (2026-12-01, the default until generation 6): 6,000 games of generation 3, each from 4
 #    random plies (2,000 resigning below 2% with a tenth played out, 4,000 played to the end),
 #    labelled at depth 7. Trained from generation 3 on these and generation 3's own data, with
 #    30% of the value target from the game results (--lambda 0.7): 30-1-9 against generation
@@ -113,4 +113,28 @@ step "training generation 4"
         $([ -f gen4.mnw.state ] && echo --resume)
     touch gen4.done
 }
-step "done: $work/gen4.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
+# 8. Generation 6 (2026-12-02, the shipped default): 6,000 full games of generation 4 from 4
+#    random plies (generation 5's games), labelled by fairy-stockfish at depth 9 as well as 7;
+#    the first 358,919 positions take their depth-9 label (where the labelling for the
+#    shipped net stopped), the rest their depth-7 one. Trained from generation 4 on these and
+#    generation 4's data as generation 4 was: 69-1-30 against generation 4, where the same
+#    games with depth-7 labels only (generation 5) scored 55-0-45 (docs/history.md).
+step "self-play with generation 4, labels at depth 9"
+own_games gen4.mnw 6000 64 71 sp7 --random-plies 4
+label sp7.hcpe3 sp7-d9.hcpe 9
+if [ ! -f sp7mix-train.hcpe ]; then
+    n=358919
+    head -c $((n * 38)) sp7-d9.hcpe > sp7mix.hcpe
+    tail -c +$((n * 38 + 1)) sp7-d7.hcpe >> sp7mix.hcpe
+    head -c 760000 sp7mix.hcpe > sp7mix-val.hcpe
+    tail -c +760001 sp7mix.hcpe > sp7mix-train.tmp && mv sp7mix-train.tmp sp7mix-train.hcpe
+fi
+step "training generation 6"
+[ -f gen6.done ] || {
+    "$manaka" train --shape $shape --init gen4.mnw --data sp7mix-train.hcpe sp6-train.hcpe \
+        sp5-train.hcpe --val sp7mix-val.hcpe sp6-val.hcpe --out gen6.mnw --epochs 3 --lr 1e-3 \
+        --lr-decay 0.7 --lambda 0.7 --threads "$threads" --seed 1 --log gen6.jsonl \
+        $([ -f gen6.mnw.state ] && echo --resume)
+    touch gen6.done
+}
+step "done: $work/gen6.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"

@@ -173,10 +173,10 @@ mod tests {
             return Err(format!("Black to move, a rook up: {black}"));
         }
         // With the rook-down side to move the trained nets see less of a deficit (generation
-        // 2: 0.17, generation 3: 0.31, generation 4: 0.11): in their training games a side to
-        // move a piece down is mostly in the middle of an exchange, about to take back
-        // (generation 4 learnt part of its value from game results). Random weights give
-        // about 0.5.
+        // 2: 0.17, generation 3: 0.31, generation 4: 0.11, generation 6: 0.08): in their
+        // training games a side to move a piece down is mostly in the middle of an exchange,
+        // about to take back (generation 4 on learnt part of its value from game results).
+        // Random weights give about 0.5.
         let (white, _) = value(&up.replace(" b R 1", " w R 1"));
         if white >= 0.35 {
             return Err(format!("White to move, a rook down: {white}"));
