@@ -5,8 +5,7 @@
 
 mod common;
 
-use common::{json, ok, usi_until_bestmove};
-use std::path::PathBuf;
+use common::{Scratch, json, ok, usi_until_bestmove};
 
 fn field(line: &str, name: &str) -> f64 {
     let mut words = line.split_whitespace();
@@ -16,11 +15,9 @@ fn field(line: &str, name: &str) -> f64 {
 
 #[test]
 fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("usi-integer");
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("nnue.mnw");
-    let _ = std::fs::remove_file(&file);
-    let path = file.to_str().unwrap();
+    let dir = Scratch::new("usi-integer");
+    let file = dir.file("nnue.mnw");
+    let path = file.as_str();
     ok(&[
         "weights",
         "init",
@@ -35,7 +32,7 @@ fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
 
     let lines = usi_until_bestmove(&[
         "usi".into(),
-        format!("setoption name EvalFile value {}", file.display()),
+        format!("setoption name EvalFile value {file}"),
         "setoption name Backend value integer".into(),
         "isready".into(),
         format!("position startpos moves {}", moves.join(" ")),
@@ -106,21 +103,18 @@ fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
 /// root as the MNW1 file it was exported from (the integers are the same).
 #[test]
 fn eval_file_takes_an_nn_bin_and_backend_integer_plays_it() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("usi-nnbin");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (mnw, bin) = (dir.join("kp.mnw"), dir.join("nn.bin"));
-    let _ = std::fs::remove_file(&mnw);
-    let _ = std::fs::remove_file(&bin);
+    let dir = Scratch::new("usi-nnbin");
+    let (mnw, bin) = (dir.file("kp.mnw"), dir.file("nn.bin"));
     let shape = "pair0_d256_o1_h32_h232_kp_nnue";
-    let (mnw_path, bin_path) = (mnw.to_str().unwrap(), bin.to_str().unwrap());
+    let (mnw_path, bin_path) = (mnw.as_str(), bin.as_str());
     ok(&[
         "weights", "init", "--shape", shape, "--seed", "9", "-o", mnw_path,
     ]);
     ok(&["weights", "export-nnue", mnw_path, "-o", bin_path]);
     let moves = "position startpos moves 7g7f 3c3d";
-    let play = |file: &std::path::Path| {
+    let play = |file: &str| {
         usi_until_bestmove(&[
-            format!("setoption name EvalFile value {}", file.display()),
+            format!("setoption name EvalFile value {file}"),
             "setoption name Backend value integer".into(),
             "isready".into(),
             moves.into(),
