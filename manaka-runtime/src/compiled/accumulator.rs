@@ -77,28 +77,29 @@ pub trait Accumulator: Sized + Send + Sync + 'static {
     fn field(sums: &Self::Sums) -> &[f32];
 }
 
-/// RMS-normalises `x` with `gains` in f64 (SPEC §5: `x̂ = g·x / sqrt(mean(x²) + ε)`) and
-/// returns `ln rms`.
+/// RMS-normalises `x` with `gains` (SPEC §5: `x̂ = g·x / sqrt(mean(x²) + ε)`) and returns
+/// `ln rms`. The mean square is summed in f32 in 16 independent lanes (the f64 sum it
+/// replaced cost about a tenth of the batch-1 head, in conversions; a sum of squares has no
+/// cancellation, so f32 keeps it within ~1e-6 relative, far inside the reference tests'
+/// 1e-4); `sqrt` and `ln` of that one number in f64; the products in f32.
 #[inline(always)]
 fn normalise(x: &mut [f32], gains: &[f32]) -> f64 {
     debug_assert_eq!(x.len(), gains.len());
-    // Eight independent partial sums, so the compiler can keep them in vector lanes (f64
-    // makes the order immaterial at the f32 results); one division, then products.
-    let mut part = [0.0f64; 8];
-    let chunks = x.chunks_exact(8);
+    let mut part = [0.0f32; 16];
+    let chunks = x.chunks_exact(16);
     for (j, &v) in chunks.remainder().iter().enumerate() {
-        part[j] += v as f64 * v as f64;
+        part[j] += v * v;
     }
     for c in chunks {
         for (p, &v) in part.iter_mut().zip(c) {
-            *p += v as f64 * v as f64;
+            *p += v * v;
         }
     }
-    let ms = part.iter().sum::<f64>() / x.len() as f64;
+    let ms = part.iter().map(|&p| p as f64).sum::<f64>() / x.len() as f64;
     let rms = (ms + RMS_EPS).sqrt();
-    let inv = 1.0 / rms;
+    let inv = (1.0 / rms) as f32;
     for (v, &g) in x.iter_mut().zip(gains) {
-        *v = (g as f64 * *v as f64 * inv) as f32;
+        *v = g * *v * inv;
     }
     rms.ln()
 }

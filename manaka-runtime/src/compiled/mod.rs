@@ -24,7 +24,7 @@
 //! constants are checked once, at load, against the shape's one [`manaka_shapes::Dims`]
 //! (`Net::check_dims`), and the accumulator's widths against each other at compile time.
 //!
-//! The arithmetic is SPEC §4–6 in f32 (Newton's identities and RMS statistics in f64), and is
+//! The arithmetic is SPEC §4–6 in f32 (Newton's identities, and the RMS's square root and log, in f64), and is
 //! tested against the reference evaluator for every compiled-in shape and SIMD level.
 
 pub mod accumulator;

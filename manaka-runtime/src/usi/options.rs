@@ -406,7 +406,7 @@ pub fn affordable_hash_mb(asked: usize, available: Option<u64>) -> (usize, Optio
     let Some(available) = available else {
         return (asked, None);
     };
-    let most = usize::try_from(available / 4 * 3 >> 20)
+    let most = usize::try_from((available / 4 * 3) >> 20)
         .unwrap_or(usize::MAX)
         .max(1);
     if asked <= most {
