@@ -128,8 +128,22 @@ def main():
             wait.until(lambda d: d.find_element(
                 By.CSS_SELECTOR, f"#ins-board rect.sq[data-sq='{sq(name)}']").get_attribute("fill") == "#bfe3b4")
 
+        def lit(d, name):
+            return d.find_element(
+                By.CSS_SELECTOR, f"#ins-board rect.sq[data-sq='{sq(name)}']").get_attribute("fill") == "#bfe3b4"
+
         def move(frm, to):
-            click_sq(frm); target_lit(to); click_sq(to)
+            # Select the piece until its destination is lit: a click that lands while the page
+            # is still redrawing the board after the previous move (slow on a loaded machine)
+            # is lost with the old board, so one click is not enough.
+            def select(d):
+                if lit(d, to):
+                    return True
+                d.find_element(By.CSS_SELECTOR, f"#ins-board rect.sq[data-sq='{sq(frm)}']").click()
+                time.sleep(1.0)
+                return lit(d, to)
+            wait.until(select)
+            click_sq(to)
 
         def played(n):
             wait.until(lambda d: len(el("ins-moves").text.split()) == n and el("ins-value").get_attribute("data-value"))
