@@ -28,6 +28,12 @@ step() { echo "== $*" >&2; }
 label() { # label IN OUT DEPTH
     [ -f "$2" ] || "$manaka" label --engine "$fairy" --depth "$3" --positions "$1" --out "$2" --threads "$threads"
 }
+train_net() { # train_net NAME [TRAIN FLAGS…]: trains NAME.mnw (resumable; NAME.done when finished)
+    [ -f "$1.done" ] && return
+    "$manaka" train --shape $shape --out "$1.mnw" --threads "$threads" --seed 1 --log "$1.jsonl" \
+        "${@:2}" $([ -f "$1.mnw.state" ] && echo --resume)
+    touch "$1.done"
+}
 own_games() { # own_games NET GAMES SIMULATIONS SEED NAME [SELFPLAY FLAGS…]: a net's self-play,
     # labelled at depth 7; the first 20,000 records (HCPE: 38 bytes each) validate, the rest
     # is NAME-train.hcpe.
@@ -65,12 +71,7 @@ stage2_data=(sp15-d6.hcpe sp40-train.hcpe sp2parts/d7-{0..5}.hcpe)
 
 # 3. A first network (1.4 M positions, 3 epochs: about 2.5 minutes).
 step "training the stage-2 network"
-[ -f s2b.done ] || {
-    "$manaka" train --shape $shape --data "${stage2_data[@]}" --val val.hcpe --out s2b.mnw \
-        --epochs 3 --lr 5e-3 --lr-decay 0.5 --threads "$threads" --seed 1 --log s2b.jsonl \
-        $([ -f s2b.mnw.state ] && echo --resume)
-    touch s2b.done
-}
+train_net s2b --data "${stage2_data[@]}" --val val.hcpe --epochs 3 --lr 5e-3 --lr-decay 0.5
 
 # 4. Its own games (4,000), labelled at depth 7; their first 20,000 positions validate too.
 step "self-play with the stage-2 network"
@@ -78,25 +79,16 @@ own_games s2b.mnw 4000 32 31 sp3
 
 # 5. The default: every position (1.8 M), 6 epochs (about 6 minutes).
 step "training the default network"
-[ -f default.done ] || {
-    "$manaka" train --shape $shape --data "${stage2_data[@]}" sp3-train.hcpe \
-        --val val.hcpe sp3-val.hcpe --out default.mnw --epochs 6 --lr 5e-3 --lr-decay 0.7 \
-        --threads "$threads" --seed 1 --log default.jsonl \
-        $([ -f default.mnw.state ] && echo --resume)
-    touch default.done
-}
+train_net default --data "${stage2_data[@]}" sp3-train.hcpe --val val.hcpe sp3-val.hcpe \
+    --epochs 6 --lr 5e-3 --lr-decay 0.7
 # 6. Generation 3 (2026-12-01): 4,000 games of the default above with
 #    64 simulations a move, labelled at depth 7; the first 20,000 records validate. Trained
 #    from the generation-2 weights (--init) on the new positions only, at a lower rate.
 step "self-play with the generation-2 network"
 own_games default.mnw 4000 64 41 sp4
 step "training generation 3"
-[ -f gen3.done ] || {
-    "$manaka" train --shape $shape --init default.mnw --data sp4-train.hcpe --val sp4-val.hcpe \
-        --out gen3.mnw --epochs 3 --lr 1e-3 --lr-decay 0.7 --threads "$threads" --seed 1 \
-        --log gen3.jsonl $([ -f gen3.mnw.state ] && echo --resume)
-    touch gen3.done
-}
+train_net gen3 --init default.mnw --data sp4-train.hcpe --val sp4-val.hcpe \
+    --epochs 3 --lr 1e-3 --lr-decay 0.7
 # 7. Generation 4 (2026-12-01, the default until generation 6): 6,000 games of generation 3, each from 4
 #    random plies (2,000 resigning below 2% with a tenth played out, 4,000 played to the end),
 #    labelled at depth 7. Trained from generation 3 on these and generation 3's own data, with
@@ -106,13 +98,8 @@ step "self-play with generation 3"
 own_games gen3.mnw 2000 64 51 sp5 --random-plies 4 --resign-below 0.02 --resign-playout 0.1
 own_games gen3.mnw 4000 64 61 sp6 --random-plies 4
 step "training generation 4"
-[ -f gen4.done ] || {
-    "$manaka" train --shape $shape --init gen3.mnw --data sp6-train.hcpe sp5-train.hcpe \
-        sp4-train.hcpe --val sp6-val.hcpe sp4-val.hcpe --out gen4.mnw --epochs 3 --lr 1e-3 \
-        --lr-decay 0.7 --lambda 0.7 --threads "$threads" --seed 1 --log gen4.jsonl \
-        $([ -f gen4.mnw.state ] && echo --resume)
-    touch gen4.done
-}
+train_net gen4 --init gen3.mnw --data sp6-train.hcpe sp5-train.hcpe sp4-train.hcpe \
+    --val sp6-val.hcpe sp4-val.hcpe --epochs 3 --lr 1e-3 --lr-decay 0.7 --lambda 0.7
 # 8. Generation 6 (2026-12-02, the shipped default): 6,000 full games of generation 4 from 4
 #    random plies (generation 5's games), labelled by fairy-stockfish at depth 9 as well as 7;
 #    the first 358,919 positions take their depth-9 label (where the labelling for the
@@ -130,11 +117,6 @@ if [ ! -f sp7mix-train.hcpe ]; then
     tail -c +760001 sp7mix.hcpe > sp7mix-train.tmp && mv sp7mix-train.tmp sp7mix-train.hcpe
 fi
 step "training generation 6"
-[ -f gen6.done ] || {
-    "$manaka" train --shape $shape --init gen4.mnw --data sp7mix-train.hcpe sp6-train.hcpe \
-        sp5-train.hcpe --val sp7mix-val.hcpe sp6-val.hcpe --out gen6.mnw --epochs 3 --lr 1e-3 \
-        --lr-decay 0.7 --lambda 0.7 --threads "$threads" --seed 1 --log gen6.jsonl \
-        $([ -f gen6.mnw.state ] && echo --resume)
-    touch gen6.done
-}
+train_net gen6 --init gen4.mnw --data sp7mix-train.hcpe sp6-train.hcpe sp5-train.hcpe \
+    --val sp7mix-val.hcpe sp6-val.hcpe --epochs 3 --lr 1e-3 --lr-decay 0.7 --lambda 0.7
 step "done: $work/gen6.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
