@@ -239,6 +239,57 @@ fn label_with_fairy_stockfish_has_side_to_move_scores_and_legal_moves() {
     }
 }
 
+/// Two engine processes take the positions in runs of 64 consecutive ones (label.rs, `RUN`):
+/// with more positions than two runs, and a last run cut short, every position is labelled
+/// once and the records keep the input order.
+#[test]
+fn label_in_runs_keeps_every_position_once_in_input_order() {
+    let Some(engine) = fairy_stockfish() else {
+        return;
+    };
+    let dir = scratch("runs");
+    let input = dir.join("in.sfen");
+    ok(
+        &manaka(&[
+            "positions",
+            "--random",
+            "203",
+            "--seed",
+            "11",
+            "-o",
+            input.to_str().unwrap(),
+        ]),
+        "positions",
+    );
+    let inputs: Vec<Position> = std::fs::read_to_string(&input)
+        .unwrap()
+        .lines()
+        .map(|l| Position::from_sfen(l).unwrap())
+        .collect();
+    assert_eq!(inputs.len(), 203);
+    let out = dir.join("out.hcpe");
+    ok(
+        &manaka(&[
+            "label",
+            "--engine",
+            &engine,
+            "--depth",
+            "1",
+            "--positions",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "2",
+        ]),
+        "label in runs",
+    );
+    let recs: Vec<HcpeRecord> = read_records(&out).unwrap();
+    let got: Vec<String> = recs.iter().map(|r| sfen3(&r.position().unwrap())).collect();
+    let want: Vec<String> = inputs.iter().map(sfen3).collect();
+    assert_eq!(got, want, "every position once, in input order");
+}
+
 const HCPE3_VECTOR: &str = "58a449210cd757217e8e4d212caf427814c2ab109e4d212cd75f213e8e49210c030001003b1e320003003b1e58028e072c0122166400150aecff0200150a0100c22001008e0700000000";
 
 fn hex(s: &str) -> Vec<u8> {

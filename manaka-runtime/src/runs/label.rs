@@ -2,7 +2,10 @@
 //! (`manaka label`; docs/data.md, "Resuming a labelling run").
 //!
 //! Every position is sent alone (`position sfen …`, no game history) and searched with a
-//! depth or node limit by one of `threads` engine processes. Scores are the engine's, from
+//! depth or node limit by one of `threads` engine processes. Each process takes the positions
+//! in runs of `RUN` (64) consecutive ones, so that a game's positions mostly meet the same
+//! engine one after another and its hash table (kept between positions) already holds much
+//! of the next position's tree. Scores are the engine's, from
 //! the side to move ([`Score::to_eval`](super::usi_client::Score::to_eval)). Positions
 //! without a legal move, and positions where the engine resigns or declares a win (no move
 //! to store), are skipped and counted.
@@ -165,6 +168,10 @@ const COUNTERS: [&str; 2] = ["records", "skipped"];
 /// Seconds and positions between two saves of the journal.
 const SAVE_EVERY: Duration = Duration::from_secs(60);
 const SAVE_RECORDS: usize = 4096;
+/// Consecutive positions one engine labels in a row (about a game's worth): fairy-stockfish
+/// labelled a self-play set at depth 9 1.17× faster with each process given a contiguous half
+/// than with the positions dealt one at a time (docs/data.md, `manaka label`, `--threads`).
+const RUN: usize = 64;
 
 enum Labelled {
     Record(Vec<u8>),
@@ -191,6 +198,8 @@ pub fn label(
     let threads = config.threads.min(total - resumed).max(1);
     let next = AtomicUsize::new(resumed);
     let done = AtomicUsize::new(resumed);
+    // Threads that have left their loop (finished, or failed and said why).
+    let stopped = AtomicUsize::new(0);
     let abort = AtomicBool::new(false);
     let results: Mutex<Vec<Option<Labelled>>> = Mutex::new((0..total).map(|_| None).collect());
     let first_error: Mutex<Option<LabelError>> = Mutex::new(None);
@@ -213,24 +222,34 @@ pub fn label(
                     if let Ok(mut n) = names.lock() {
                         n.push(engine.name().to_string());
                     }
-                    while !abort.load(Ordering::Relaxed) {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(src) = positions.get(i) else { break };
-                        let labelled = label_one(&mut engine, src, config).map_err(|reason| {
-                            LabelError::Position {
-                                index: config.first_index + i + 1,
-                                sfen: src.position.to_sfen(),
-                                reason,
-                            }
-                        })?;
-                        if let Ok(mut r) = results.lock() {
-                            r[i] = Some(labelled);
+                    'runs: while !abort.load(Ordering::Relaxed) {
+                        let first = next.fetch_add(RUN, Ordering::Relaxed);
+                        if first >= total {
+                            break;
                         }
-                        done.fetch_add(1, Ordering::Relaxed);
+                        for (i, src) in positions.iter().enumerate().take(first + RUN).skip(first) {
+                            if abort.load(Ordering::Relaxed) {
+                                break 'runs;
+                            }
+                            let labelled =
+                                label_one(&mut engine, src, config).map_err(|reason| {
+                                    LabelError::Position {
+                                        index: config.first_index + i + 1,
+                                        sfen: src.position.to_sfen(),
+                                        reason,
+                                    }
+                                })?;
+                            if let Ok(mut r) = results.lock() {
+                                r[i] = Some(labelled);
+                            }
+                            done.fetch_add(1, Ordering::Relaxed);
+                        }
                     }
                     engine.quit();
                     Ok(())
                 };
+                // Counted on the way out, a panic included, so the loop below ends.
+                let _stopping = Stopping(&stopped);
                 if let Err(e) = work() {
                     fail(e);
                 }
@@ -242,7 +261,7 @@ pub fn label(
             let d = done.load(Ordering::Relaxed);
             if d >= total
                 || abort.load(Ordering::Relaxed)
-                || next.load(Ordering::Relaxed) >= total + threads
+                || stopped.load(Ordering::Relaxed) >= threads
             {
                 break;
             }
@@ -301,6 +320,15 @@ pub fn label(
         engine,
         elapsed: start.elapsed(),
     })
+}
+
+/// Counts a labelling thread out when it ends, however it ends.
+struct Stopping<'a>(&'a AtomicUsize);
+
+impl Drop for Stopping<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// One position's record, or `Skipped` (no legal move; the engine resigned or declared).
