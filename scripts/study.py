@@ -74,7 +74,7 @@ def elo_text(v, side):
         if side == 0 and isinstance(v, float):
             return "+∞" if v > 0 else "−∞"
         return "−∞" if side < 0 else "+∞"
-    return f"{v:+.0f}"
+    return f"{v + 0.0:+.0f}"  # + 0.0: an even score reads +0, not -0
 
 
 def bradley_terry(names, results, iterations=2000):

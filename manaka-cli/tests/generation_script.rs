@@ -1,0 +1,197 @@
+//! `scripts/generation.py`, one generation of the training loop, as a user runs it on a tiny
+//! shape: the parent's self-play, fairy-stockfish labels, the split, the fine-tuned child, its
+//! matches against the parent and against fairy-stockfish, and the report. Then the resume:
+//! run again, nothing is redone; lose one match's result, only that match is played again.
+//! Needs fairy-stockfish (the teacher and an opponent) and cshogi (the matches); skipped with
+//! a message when one is missing, unless MANAKA_REQUIRE_ORACLES=1.
+
+mod common;
+
+use common::oracles;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const TEST: &str = "generation_script";
+const SHAPE: &str = "pair4_d16_o2_h32";
+const HCPE: u64 = 38;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// −400·log10(1/s − 1), the Elo of a score (docs/strength.md), computed here by hand.
+fn elo(w: f64, d: f64, l: f64) -> f64 {
+    let s = (w + d / 2.0) / (w + d + l);
+    -400.0 * (1.0 / s - 1.0).log10()
+}
+
+#[test]
+fn a_generation_plays_labels_trains_measures_and_resumes() {
+    let Some(fairy) = oracles::need_fairy_stockfish(TEST) else {
+        return;
+    };
+    if !oracles::need_cshogi(TEST) {
+        return;
+    }
+    let manaka = env!("CARGO_BIN_EXE_manaka");
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{TEST}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let parent = dir.join("parent.mnw");
+    let init = Command::new(manaka)
+        .args(["weights", "init", "--shape", SHAPE, "--seed", "1", "-o"])
+        .arg(&parent)
+        .output()
+        .unwrap();
+    assert!(init.status.success());
+    let generation = dir.join("g1");
+    let run = || -> Output {
+        Command::new("python3")
+            .arg(repo().join("scripts/generation.py"))
+            .args(["--manaka", manaka, "--parent"])
+            .arg(&parent)
+            .arg("--out")
+            .arg(&generation)
+            .args(["--games", "8", "--simulations", "8", "--selfplay-seed", "3"])
+            .args(["--depth", "1", "--val-records", "50", "--epochs", "1"])
+            .args([
+                "--match-games",
+                "2",
+                "--match-seeds",
+                "1,2",
+                "--byoyomi",
+                "100",
+            ])
+            .args(["--fairy-skills", "0", "--fairy"])
+            .arg(&fairy)
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "generation failed: {stderr}");
+
+    let file = |name: &str| generation.join(name);
+    let size = |name: &str| std::fs::metadata(file(name)).unwrap().len();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(file("generation.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["shape"], SHAPE,
+        "the parent's shape, read from its file"
+    );
+    // Every labelled record is either validation (the first 50) or training, nothing lost.
+    assert_eq!(size("labels-d1.hcpe") % HCPE, 0);
+    assert_eq!(size("val.hcpe"), 50 * HCPE);
+    assert_eq!(
+        size("val.hcpe") + size("train.hcpe"),
+        size("labels-d1.hcpe")
+    );
+    assert_eq!(
+        report["records"].as_u64(),
+        Some(size("labels-d1.hcpe") / HCPE)
+    );
+    let labels = std::fs::read(file("labels-d1.hcpe")).unwrap();
+    assert_eq!(
+        std::fs::read(file("val.hcpe")).unwrap(),
+        labels[..50 * HCPE as usize],
+        "validation is the leading records"
+    );
+    // The child was trained from the parent and differs from it.
+    assert!(report["training"]["samples"].as_u64().unwrap() > 0);
+    assert!(
+        report["training"]["val_value_loss"]
+            .as_f64()
+            .unwrap()
+            .is_finite()
+    );
+    assert_ne!(
+        std::fs::read(file("net.mnw")).unwrap(),
+        std::fs::read(&parent).unwrap()
+    );
+
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "the parent and one Skill Level");
+    assert_eq!(results[0]["opponent"], "its parent");
+    assert_eq!(results[1]["opponent"], "fairy-stockfish Skill Level 0");
+    for (r, games) in results.iter().zip([4, 2]) {
+        let n = |k: &str| r[k].as_u64().unwrap();
+        assert_eq!(n("games"), games, "{r}");
+        assert_eq!(n("wins") + n("draws") + n("losses"), games, "{r}");
+        // The per-seed results add up to the total.
+        let mut sum = [0u64; 3];
+        for s in r["per_seed"].as_array().unwrap() {
+            for (k, v) in s.as_str().unwrap().split('-').enumerate() {
+                sum[k] += v.parse::<u64>().unwrap();
+            }
+        }
+        assert_eq!(sum, [n("wins"), n("draws"), n("losses")], "{r}");
+        let (w, d, l) = (n("wins") as f64, n("draws") as f64, n("losses") as f64);
+        if (w > 0.0 && l > 0.0) || d > 0.0 {
+            let e = r["elo"].as_f64().unwrap();
+            assert!((e - elo(w, d, l)).abs() < 1e-6, "{r}");
+        } else {
+            assert!(r["elo"].is_null(), "a sweep's Elo is unbounded: {r}");
+        }
+    }
+    // The verdict follows the interval against the parent.
+    let (low, high) = (
+        results[0]["elo_low"].as_f64(),
+        results[0]["elo_high"].as_f64(),
+    );
+    let verdict = report["verdict"].as_str().unwrap();
+    let want = if low.is_some_and(|v| v > 0.0) {
+        "better"
+    } else if high.is_some_and(|v| v < 0.0) {
+        "worse"
+    } else {
+        "no measurable difference"
+    };
+    assert!(
+        verdict.starts_with(want),
+        "{verdict} for [{low:?}, {high:?}]"
+    );
+    let md = std::fs::read_to_string(file("generation.md")).unwrap();
+    assert!(md.contains("| g1 | its parent (seeds 1,2: "), "{md}");
+    assert!(
+        md.contains("| g1 | fairy-stockfish Skill Level 0 (seed 1: "),
+        "{md}"
+    );
+    assert!(md.contains("scripts/generation.py --manaka"), "{md}");
+
+    // Run again: every step is kept, nothing is played, labelled or trained twice.
+    let trained = std::fs::metadata(file("net.mnw"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let out = run();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        !stderr.contains("$ "),
+        "a resumed generation redid a step: {stderr}"
+    );
+    assert_eq!(
+        std::fs::metadata(file("net.mnw"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        trained
+    );
+    // A lost match result: that match alone is played again.
+    std::fs::remove_file(file("vs-parent-s2.json")).unwrap();
+    let out = run();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let steps: Vec<&str> = stderr.lines().filter(|l| l.contains("$ ")).collect();
+    assert_eq!(steps.len(), 1, "{stderr}");
+    assert!(
+        steps[0].contains("strength.py") && steps[0].contains("--seed 2"),
+        "{stderr}"
+    );
+    assert!(file("vs-parent-s2.json").exists());
+}

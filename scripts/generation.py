@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""One generation of the training loop (issue 19, docs/training.md "The next generation").
+
+From a parent network to a measured child, every step kept in --out DIR and skipped when its
+output is there, so an interrupted generation resumes by running the same command again:
+
+  1. self-play     the parent plays --games games (`manaka selfplay`, Gumbel targets and game
+                   results; --random-plies opening diversity, --resign-below if wanted)
+  2. labels        fairy-stockfish searches every position to --depth (`manaka label`,
+                   resumable); its score and best move are the targets
+  3. split         the first --val-records records validate, the rest train
+  4. training      the parent fine-tuned on them (`manaka train --init`), plus any
+                   --extra-data sets (older generations' labelled games)
+  5. matches       child against parent, --match-games games per opening seed, --lanes
+                   matches at once (scripts/strength.py: paired openings, one thread each);
+                   and, with --fairy-skills, against fairy-stockfish at those Skill Levels
+  6. report        generation.json (every figure and the commands) and generation.md (the
+                   rows for docs/history.md and docs/strength.md) — and the verdict: the child
+                   is better only when its interval against the parent clears zero
+
+Generation 8, as run on 2026-12-02 (about 75 minutes of self-play and labels on 2 cores):
+
+  scripts/generation.py --manaka target/release/manaka --parent manaka-runtime/nets/default.mnw \\
+      --out gen8 --games 1600 --simulations 128 --selfplay-seed 81 --depth 9
+
+To embed a better child: cp DIR/net.mnw manaka-runtime/nets/default.mnw (and record it).
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from study import elo_text, read_log, run_json  # noqa: E402  (the scripts' one home for these)
+
+HCPE_BYTES = 38
+
+
+def say(*a):
+    print("generation:", *a, file=sys.stderr, flush=True)
+
+
+def run(cmd):
+    """Runs one step's command with its output on stderr; a failure ends the run, naming it."""
+    say("$", " ".join(cmd))
+    if subprocess.run(cmd, stdout=sys.stderr).returncode != 0:
+        sys.exit(f"generation: this step failed (run the same command again to resume): {' '.join(cmd)}")
+
+
+def write_atomically(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def concatenate(parts, path):
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as out:
+        for p in parts:
+            with open(p, "rb") as f:
+                shutil.copyfileobj(f, out)
+    os.replace(tmp, path)
+
+
+def matches(jobs, lanes):
+    """Plays the matches not yet played, `lanes` at once; each writes its JSON when done."""
+    todo = [(cmd, out) for cmd, out in jobs if not os.path.exists(out)]
+    running = []
+    while todo or running:
+        while todo and len(running) < lanes:
+            cmd, out = todo.pop(0)
+            say("$", " ".join(cmd))
+            running.append((subprocess.Popen(cmd + ["--json", out + ".tmp"], stdout=sys.stderr), out, cmd))
+        proc, out, cmd = running.pop(0)
+        if proc.wait() != 0:
+            for p, _, _ in running:
+                p.wait()
+            sys.exit(f"generation: a match failed (run again to resume): {' '.join(cmd)}")
+        os.replace(out + ".tmp", out)
+
+
+def total(results):
+    """The sum of several strength.py summaries, with its Elo and interval."""
+    from strength import summarize  # needs cshogi, as the matches do
+    w = sum(r["wins"] for r in results)
+    d = sum(r["draws"] for r in results)
+    l = sum(r["losses"] for r in results)
+    return summarize(w, d, l)
+
+
+def finite(v):
+    return None if isinstance(v, float) and math.isinf(v) else v
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--manaka", required=True, help="the manaka binary (cargo build --release -p manaka-cli)")
+    ap.add_argument("--parent", required=True, help="the parent network (MNW1), e.g. manaka-runtime/nets/default.mnw")
+    ap.add_argument("--out", required=True, help="the generation's directory (resumable)")
+    ap.add_argument("--name", default=None, help="the child's name in the report (default: the directory's)")
+    ap.add_argument("--threads", type=int, default=2, help="self-play, labelling and training threads")
+    g = ap.add_argument_group("self-play")
+    g.add_argument("--games", type=int, default=1600)
+    g.add_argument("--simulations", type=int, default=128, help="simulations a move")
+    g.add_argument("--max-considered", type=int, default=16)
+    g.add_argument("--gumbel-scale", type=float, default=1.5)
+    g.add_argument("--max-moves", type=int, default=256)
+    g.add_argument("--random-plies", type=int, default=4, help="random plies before each game (opening diversity)")
+    g.add_argument("--selfplay-seed", type=int, required=True, help="self-play seed (a new one per generation)")
+    g.add_argument("--selfplay-arg", action="append", default=[],
+                   help="extra `manaka selfplay` argument (repeatable), e.g. --selfplay-arg=--resign-below=0.02")
+    g = ap.add_argument_group("labels")
+    g.add_argument("--fairy", default="/usr/games/fairy-stockfish", help="the teacher (any USI engine)")
+    g.add_argument("--depth", type=int, default=9, help="the teacher's search depth")
+    g.add_argument("--val-records", type=int, default=20000, help="leading records kept for validation")
+    g = ap.add_argument_group("training")
+    g.add_argument("--extra-data", nargs="*", default=[], help="older labelled sets trained on too")
+    g.add_argument("--extra-val", nargs="*", default=[], help="older validation sets")
+    g.add_argument("--epochs", type=int, default=3)
+    g.add_argument("--lr", type=float, default=1e-3)
+    g.add_argument("--lr-decay", type=float, default=0.7)
+    g.add_argument("--lambda", dest="lam", type=float, default=0.7,
+                   help="share of the value target from the teacher's score (the rest: the game result)")
+    g.add_argument("--train-arg", action="append", default=[], help="extra `manaka train` argument (repeatable)")
+    g = ap.add_argument_group("matches")
+    g.add_argument("--match-games", type=int, default=20, help="games per opening seed (even; 0: no matches)")
+    g.add_argument("--match-seeds", default="1,2,3,4,5", help="opening seeds, comma-separated")
+    g.add_argument("--byoyomi", type=int, default=300, help="milliseconds per move")
+    g.add_argument("--lanes", type=int, default=2, help="matches played at once (each keeps about one core busy)")
+    g.add_argument("--fairy-skills", default="", help="fairy-stockfish Skill Levels to play too, e.g. 0,5,10,20")
+    g.add_argument("--fairy-seeds", default="1", help="opening seeds of the fairy-stockfish matches")
+    args = ap.parse_args()
+
+    if args.match_games % 2:
+        sys.exit("generation: --match-games must be even (each opening is played once with each colour)")
+    for f in [args.manaka, args.parent, *args.extra_data, *args.extra_val]:
+        if not os.path.exists(f):
+            sys.exit(f"generation: {f} does not exist")
+    try:
+        seeds = [int(s) for s in args.match_seeds.split(",") if s.strip()]
+        fairy_seeds = [int(s) for s in args.fairy_seeds.split(",") if s.strip()]
+        skills = [int(s) for s in args.fairy_skills.split(",") if s.strip()]
+    except ValueError:
+        sys.exit("generation: --match-seeds, --fairy-seeds and --fairy-skills take comma-separated integers")
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    name = args.name or os.path.basename(os.path.normpath(out))
+    path = lambda f: os.path.join(out, f)  # noqa: E731
+    parent = os.path.abspath(args.parent)
+    shape = run_json([args.manaka, "weights", "inspect", parent, "--json"], path("parent.json"))["shape"]
+    threads = str(args.threads)
+
+    # 1. Self-play (`manaka selfplay` resumes by itself; its files are joined once it is done).
+    games = path("games.hcpe3")
+    selfplay = [args.manaka, "selfplay", "--weights", parent, "--games", str(args.games),
+                "--simulations", str(args.simulations), "--max-considered", str(args.max_considered),
+                "--gumbel-scale", str(args.gumbel_scale), "--max-moves", str(args.max_moves),
+                "--random-plies", str(args.random_plies), "--seed", str(args.selfplay_seed),
+                "--threads", threads, "--out", path("sp"), *args.selfplay_arg]
+    if not os.path.exists(games):
+        run(selfplay)
+        parts = sorted(os.path.join(path("sp"), f) for f in os.listdir(path("sp")) if f.endswith(".hcpe3"))
+        concatenate(parts, games)
+
+    # 2. Labels (`manaka label` keeps a journal and resumes).
+    labels = path(f"labels-d{args.depth}.hcpe")
+    label = [args.manaka, "label", "--engine", args.fairy, "--depth", str(args.depth), "--positions", games,
+             "--out", labels, "--threads", threads]
+    if not os.path.exists(labels):
+        run(label)
+
+    # 3. Validation and training sets.
+    train_set, val_set = path("train.hcpe"), path("val.hcpe")
+    if not os.path.exists(train_set):
+        with open(labels, "rb") as f:
+            data = f.read()
+        cut = args.val_records * HCPE_BYTES
+        if len(data) <= cut:
+            sys.exit(f"generation: {labels} has {len(data) // HCPE_BYTES} records, not more than "
+                     f"--val-records {args.val_records}: play more games or keep fewer for validation")
+        write_atomically(val_set, data[:cut])
+        write_atomically(train_set, data[cut:])
+    records = os.path.getsize(train_set) // HCPE_BYTES + os.path.getsize(val_set) // HCPE_BYTES
+
+    # 4. The child: the parent fine-tuned (`manaka train --resume` continues a stopped run).
+    net = path("net.mnw")
+    train = [args.manaka, "train", "--shape", shape, "--init", parent, "--data", train_set, *args.extra_data,
+             "--val", val_set, *args.extra_val, "--out", net, "--epochs", str(args.epochs), "--lr", str(args.lr),
+             "--lr-decay", str(args.lr_decay), "--lambda", str(args.lam), "--threads", threads, "--seed", "1",
+             "--log", path("train.jsonl"), "--json", *args.train_arg]
+    summary = path("train.json")
+    if not os.path.exists(summary):
+        if os.path.exists(net + ".state"):
+            train.append("--resume")
+        elif os.path.exists(net):
+            train.append("--force")
+    trained = run_json(train, summary)
+    validations = [e for e in read_log(path("train.jsonl")) if e.get("event") == "validation"]
+
+    # 5. Matches: the child against its parent, then against fairy-stockfish.
+    strength = [sys.executable, os.path.join(HERE, "strength.py"), "--manaka", os.path.abspath(args.manaka),
+                "--evalfile", os.path.abspath(net), "--byoyomi", str(args.byoyomi)]
+    jobs = []
+    if args.match_games:
+        for s in seeds:
+            jobs.append((strength + ["--opponent", "manaka", "--opponent-evalfile", parent,
+                                     "--games", str(args.match_games), "--seed", str(s)],
+                         path(f"vs-parent-s{s}.json")))
+        for k in skills:
+            for s in fairy_seeds:
+                jobs.append((strength + ["--opponent", "fairy", "--fairy", args.fairy, "--fairy-skill", str(k),
+                                         "--games", str(args.match_games), "--seed", str(s)],
+                             path(f"vs-fairy{k}-s{s}.json")))
+    matches(jobs, max(1, args.lanes))
+
+    # 6. The report.
+    def played(prefix, seed_list):
+        runs = []
+        for s in seed_list:
+            with open(path(f"{prefix}-s{s}.json")) as f:
+                runs.append(json.load(f))
+        return runs
+
+    rows = []
+    if args.match_games:
+        rows.append(("its parent", played("vs-parent", seeds), seeds))
+        for k in skills:
+            rows.append((f"fairy-stockfish Skill Level {k}", played(f"vs-fairy{k}", fairy_seeds), fairy_seeds))
+    results = []
+    for opponent, runs, seed_list in rows:
+        t = total(runs)
+        results.append({"opponent": opponent, "seeds": seed_list,
+                        "per_seed": [f"{r['wins']}-{r['draws']}-{r['losses']}" for r in runs], **t})
+    verdict = "no matches played"
+    if results:
+        p = results[0]
+        low, high = p["elo_low"], p["elo_high"]
+        if low is not None and low > 0:
+            verdict = "better than its parent: embed it (cp {} manaka-runtime/nets/default.mnw)".format(net)
+        elif high is not None and high < 0:
+            verdict = "worse than its parent: keep the parent"
+        else:
+            verdict = "no measurable difference from its parent: keep the parent, or play more seeds"
+    report = {
+        "name": name, "parent": parent, "shape": shape, "child": os.path.abspath(net),
+        "games": args.games, "simulations": args.simulations, "depth": args.depth, "records": records,
+        "val_records": args.val_records, "extra_data": args.extra_data,
+        "training": {k: trained.get(k) for k in ("steps", "samples", "val_value_loss", "val_policy_loss",
+                                                   "val_policy_accuracy", "train_value_loss", "train_policy_loss")},
+        "validations": [{k: e.get(k) for k in ("epoch", "step", "value_loss", "policy_loss")} for e in validations],
+        "byoyomi_ms": args.byoyomi, "verdict": verdict,
+        # JSON has no infinity: an unbounded Elo (a sweep, an interval leaving [0, 1]) is null.
+        "results": [{k: finite(v) for k, v in r.items()} for r in results],
+        "commands": {"selfplay": " ".join(selfplay), "label": " ".join(label), "train": " ".join(train),
+                     "generation": " ".join(["scripts/generation.py"] + sys.argv[1:])},
+    }
+    write_atomically(path("generation.json"), (json.dumps(report, indent=1) + "\n").encode())
+
+    md = [f"## {name}", "",
+          f"Parent `{os.path.basename(parent)}` ({shape}); {args.games} self-play games at {args.simulations} "
+          f"simulations a move, {records:,} positions labelled at depth {args.depth}; fine-tuned "
+          f"{args.epochs} epoch{'s' if args.epochs != 1 else ''}, lr {args.lr}, λ {args.lam}.", ""]
+    if validations:
+        first, last = validations[0], validations[-1]
+        md += [f"Validation (value / policy): {first['value_loss']:.4f} / {first['policy_loss']:.3f} after the "
+               f"first epoch, {last['value_loss']:.4f} / {last['policy_loss']:.3f} after the last.", ""]
+    if results:
+        md += ["| network | against | byoyomi | games | W | D | L | score | Elo [95%] |",
+               "|---|---|---|---|---|---|---|---|---|"]
+        for r in results:
+            seeds_text = f" (seed{'s' if len(r['seeds']) > 1 else ''} {','.join(map(str, r['seeds']))}: {', '.join(r['per_seed'])})"
+            md.append(f"| {name} | {r['opponent']}{seeds_text} | {args.byoyomi} | {r['games']} | {r['wins']} | "
+                      f"{r['draws']} | {r['losses']} | {r['score']:.3f} | {elo_text(r['elo'], 0)} "
+                      f"[{elo_text(r['elo_low'], -1)}, {elo_text(r['elo_high'], 1)}] |")
+        md.append("")
+    md += [f"Verdict: {verdict}.", "", "```sh", report["commands"]["generation"], "```", ""]
+    write_atomically(path("generation.md"), "\n".join(md).encode())
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
