@@ -14,7 +14,7 @@ mod common;
 use common::oracles;
 use manaka_runtime::data::{HcpeRecord, PsvRecord, read_records};
 use manaka_runtime::shogi::Position;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const TEST: &str = "data_label";
@@ -27,11 +27,31 @@ fn manaka(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{TEST}-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::target_scratch(&format!("{TEST}-{name}"))
+}
+
+/// `manaka positions --random N --seed S` into DIR/in.sfen, and the positions it wrote.
+fn random_positions(dir: &Path, n: usize, seed: u64) -> (PathBuf, Vec<Position>) {
+    let input = dir.join("in.sfen");
+    ok(
+        &manaka(&[
+            "positions",
+            "--random",
+            &n.to_string(),
+            "--seed",
+            &seed.to_string(),
+            "-o",
+            input.to_str().unwrap(),
+        ]),
+        "positions",
+    );
+    let inputs: Vec<Position> = std::fs::read_to_string(&input)
+        .unwrap()
+        .lines()
+        .map(|l| Position::from_sfen(l).unwrap())
+        .collect();
+    assert_eq!(inputs.len(), n);
+    (input, inputs)
 }
 
 /// The teacher engine, as `label --engine` takes it; `None` after the skip message.
@@ -248,25 +268,7 @@ fn label_in_runs_keeps_every_position_once_in_input_order() {
         return;
     };
     let dir = scratch("runs");
-    let input = dir.join("in.sfen");
-    ok(
-        &manaka(&[
-            "positions",
-            "--random",
-            "203",
-            "--seed",
-            "11",
-            "-o",
-            input.to_str().unwrap(),
-        ]),
-        "positions",
-    );
-    let inputs: Vec<Position> = std::fs::read_to_string(&input)
-        .unwrap()
-        .lines()
-        .map(|l| Position::from_sfen(l).unwrap())
-        .collect();
-    assert_eq!(inputs.len(), 203);
+    let (input, inputs) = random_positions(&dir, 203, 11);
     let out = dir.join("out.hcpe");
     ok(
         &manaka(&[
@@ -385,25 +387,7 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
         return;
     };
     let dir = scratch("resume");
-    let input = dir.join("in.sfen");
-    ok(
-        &manaka(&[
-            "positions",
-            "--random",
-            "12",
-            "--seed",
-            "9",
-            "-o",
-            input.to_str().unwrap(),
-        ]),
-        "positions",
-    );
-    let inputs: Vec<Position> = std::fs::read_to_string(&input)
-        .unwrap()
-        .lines()
-        .map(|l| Position::from_sfen(l).unwrap())
-        .collect();
-    assert_eq!(inputs.len(), 12);
+    let (input, inputs) = random_positions(&dir, 12, 9);
     let label_with = |out: &PathBuf, depth: &str, extra: &[&str]| {
         let mut args = vec![
             "label",

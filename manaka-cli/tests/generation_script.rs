@@ -7,21 +7,13 @@
 
 mod common;
 
-use common::oracles;
+use common::{oracles, repo, target_scratch};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const TEST: &str = "generation_script";
 const SHAPE: &str = "pair4_d16_o2_h32";
 const HCPE: u64 = 38;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 /// −400·log10(1/s − 1), the Elo of a score (docs/strength.md), computed here by hand.
 fn elo(w: f64, d: f64, l: f64) -> f64 {
@@ -38,10 +30,7 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
         return;
     }
     let manaka = env!("CARGO_BIN_EXE_manaka");
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{TEST}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = target_scratch(TEST);
     let parent = dir.join("parent.mnw");
     let init = Command::new(manaka)
         .args(["weights", "init", "--shape", SHAPE, "--seed", "1", "-o"])

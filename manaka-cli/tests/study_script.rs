@@ -5,19 +5,11 @@
 
 mod common;
 
-use common::oracles;
-use std::path::{Path, PathBuf};
+use common::{oracles, repo, target_scratch};
 use std::process::Command;
 
 const TEST: &str = "study_script";
 const SHAPES: [&str; 2] = ["pair0_d128_o2_h256_kp", "pair0_d256_o1_h32_h232_kp_nnue"];
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 #[test]
 fn a_study_of_two_shapes_writes_its_table_json_and_plots() {
@@ -25,10 +17,7 @@ fn a_study_of_two_shapes_writes_its_table_json_and_plots() {
         return;
     }
     let manaka = env!("CARGO_BIN_EXE_manaka");
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{TEST}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = target_scratch(TEST);
     let sp = dir.join("sp");
     let out = Command::new(manaka)
         .args([

@@ -64,6 +64,24 @@ pub fn refused(args: &[&str]) -> String {
     stderr
 }
 
+/// The repository's root, where `scripts/` is.
+pub fn repo() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A fresh directory `NAME-PID` in the target's scratch space for integration tests, kept
+/// after the test so that a failure's files can be looked at.
+pub fn target_scratch(name: &str) -> PathBuf {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// A scratch directory, removed at the end of the test.
 pub struct Scratch(pub PathBuf);
 
