@@ -195,7 +195,8 @@ pub fn label(
     if resumed > 0 {
         on_resume(resumed, &journal.data);
     }
-    let threads = config.threads.min(total - resumed).max(1);
+    // No more engines than runs of positions to give them.
+    let threads = config.threads.min((total - resumed).div_ceil(RUN)).max(1);
     let next = AtomicUsize::new(resumed);
     let done = AtomicUsize::new(resumed);
     // Threads that have left their loop (finished, or failed and said why).
