@@ -18,7 +18,7 @@ output is there, so an interrupted generation resumes by running the same comman
                    rows for docs/history.md and docs/strength.md) — and the verdict: the child
                    is better only when its interval against the parent clears zero
 
-Generation 8, as run on 2026-12-02 (about 75 minutes of self-play and labels on 2 cores):
+Generation 8, as run on 2026-12-02 (12 minutes of self-play and 40 of labels on 2 cores):
 
   scripts/generation.py --manaka target/release/manaka --parent manaka-runtime/nets/default.mnw \\
       --out gen8 --games 1600 --simulations 128 --selfplay-seed 81 --depth 9
