@@ -36,7 +36,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from study import elo_text, read_log, run_json  # noqa: E402  (the scripts' one home for these)
+from study import elo_text, play_matches, read_log, run_json, train_resumable  # noqa: E402  (the scripts' one home)
 
 HCPE_BYTES = 38
 
@@ -66,23 +66,6 @@ def concatenate(parts, path):
             with open(p, "rb") as f:
                 shutil.copyfileobj(f, out)
     os.replace(tmp, path)
-
-
-def matches(jobs, lanes):
-    """Plays the matches not yet played, `lanes` at once; each writes its JSON when done."""
-    todo = [(cmd, out) for cmd, out in jobs if not os.path.exists(out)]
-    running = []
-    while todo or running:
-        while todo and len(running) < lanes:
-            cmd, out = todo.pop(0)
-            say("$", " ".join(cmd))
-            running.append((subprocess.Popen(cmd + ["--json", out + ".tmp"], stdout=sys.stderr), out, cmd))
-        proc, out, cmd = running.pop(0)
-        if proc.wait() != 0:
-            for p, _, _ in running:
-                p.wait()
-            sys.exit(f"generation: a match failed (run again to resume): {' '.join(cmd)}")
-        os.replace(out + ".tmp", out)
 
 
 def total(results):
@@ -194,13 +177,7 @@ def main():
              "--val", val_set, *args.extra_val, "--out", net, "--epochs", str(args.epochs), "--lr", str(args.lr),
              "--lr-decay", str(args.lr_decay), "--lambda", str(args.lam), "--threads", threads, "--seed", "1",
              "--log", path("train.jsonl"), "--json", *args.train_arg]
-    summary = path("train.json")
-    if not os.path.exists(summary):
-        if os.path.exists(net + ".state"):
-            train.append("--resume")
-        elif os.path.exists(net):
-            train.append("--force")
-    trained = run_json(train, summary)
+    trained = train_resumable(train, net, path("train.json"))
     validations = [e for e in read_log(path("train.jsonl")) if e.get("event") == "validation"]
 
     # 5. Matches: the child against its parent, then against fairy-stockfish.
@@ -217,7 +194,7 @@ def main():
                 jobs.append((strength + ["--opponent", "fairy", "--fairy", args.fairy, "--fairy-skill", str(k),
                                          "--games", str(args.match_games), "--seed", str(s)],
                              path(f"vs-fairy{k}-s{s}.json")))
-    matches(jobs, max(1, args.lanes))
+    play_matches(jobs, max(1, args.lanes), who="generation")
 
     # 6. The report.
     def played(prefix, seed_list):

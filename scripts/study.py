@@ -37,6 +37,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from xml.sax.saxutils import escape
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -65,6 +66,41 @@ def run_json(cmd, out_path=None):
             json.dump(value, f, indent=1)
         os.replace(tmp, out_path)
     return value
+
+
+def train_resumable(cmd, net, summary):
+    """Runs `manaka train … --out NET --json` once, its summary cached in SUMMARY: a stopped
+    run (NET.state there) resumes, a net without its summary is trained again."""
+    if not os.path.exists(summary):
+        if os.path.exists(net + ".state"):
+            cmd = cmd + ["--resume"]
+        elif os.path.exists(net):
+            cmd = cmd + ["--force"]
+    return run_json(cmd, summary)
+
+
+def play_matches(jobs, lanes=1, who="study"):
+    """Plays the scripts/strength.py matches (cmd, out) whose OUT is missing, `lanes` at once;
+    each match writes its summary to OUT.tmp, renamed to OUT when it finished."""
+    todo = [(cmd, out) for cmd, out in jobs if not os.path.exists(out)]
+    running = []
+    while todo or running:
+        while todo and len(running) < lanes:
+            cmd, out = todo.pop(0)
+            print(f"{who}:", "$", " ".join(cmd), file=sys.stderr, flush=True)
+            running.append((subprocess.Popen(cmd + ["--json", out + ".tmp"], stdout=sys.stderr), out, cmd))
+        finished = [r for r in running if r[0].poll() is not None]
+        if not finished:
+            time.sleep(0.5)
+            continue
+        for r in finished:
+            running.remove(r)
+            proc, out, cmd = r
+            if proc.returncode != 0:
+                for p, _, _ in running:
+                    p.wait()
+                sys.exit(f"{who}: a match failed (run again to resume): {' '.join(cmd)}")
+            os.replace(out + ".tmp", out)
 
 
 def elo_text(v, side):
@@ -239,11 +275,7 @@ def main():
                *args.train_arg]
         if args.val:
             cmd[cmd.index("--out"):cmd.index("--out")] = ["--val", *args.val]
-        if not os.path.exists(summary) and os.path.exists(net + ".state"):
-            cmd.append("--resume")
-        elif not os.path.exists(summary) and os.path.exists(net):
-            cmd.append("--force")
-        t = run_json(cmd, summary)
+        t = train_resumable(cmd, net, summary)
         rows[shape] = {"shape": shape, "steps": t["steps"], "samples": t["samples"],
                        "val_value_loss": t.get("val_value_loss"), "val_policy_loss": t.get("val_policy_loss"),
                        "val_policy_accuracy": t.get("val_policy_accuracy"),
@@ -268,19 +300,15 @@ def main():
     # 3. Strength at equal time: a round robin.
     pairs = {}
     if args.games > 0 and len(shapes) > 1:
+        match = lambda a, b: os.path.join(args.out, f"match-{a}-vs-{b}.json")  # noqa: E731
+        play_matches([([sys.executable, os.path.join(HERE, "strength.py"), "--manaka", args.manaka,
+                        "--evalfile", os.path.abspath(os.path.join(args.out, f"{a}.mnw")),
+                        "--opponent", "manaka",
+                        "--opponent-evalfile", os.path.abspath(os.path.join(args.out, f"{b}.mnw")),
+                        "--games", str(args.games), "--byoyomi", str(args.byoyomi), "--seed", str(args.seed)],
+                       match(a, b)) for a, b in itertools.combinations(shapes, 2)])
         for a, b in itertools.combinations(shapes, 2):
-            out = os.path.join(args.out, f"match-{a}-vs-{b}.json")
-            if not os.path.exists(out):
-                cmd = [sys.executable, os.path.join(HERE, "strength.py"), "--manaka", args.manaka,
-                       "--evalfile", os.path.abspath(os.path.join(args.out, f"{a}.mnw")),
-                       "--opponent", "manaka",
-                       "--opponent-evalfile", os.path.abspath(os.path.join(args.out, f"{b}.mnw")),
-                       "--games", str(args.games), "--byoyomi", str(args.byoyomi), "--seed", str(args.seed),
-                       "--json", out + ".tmp"]
-                say("$", " ".join(cmd))
-                if subprocess.run(cmd, stdout=sys.stderr).returncode != 0:
-                    sys.exit(f"study: the match {a} vs {b} failed")
-                os.replace(out + ".tmp", out)
+            out = match(a, b)
             with open(out) as f:
                 m = json.load(f)
             pairs[(a, b)] = {"wins": m["wins"], "draws": m["draws"], "losses": m["losses"], "games": m["games"],
