@@ -100,6 +100,8 @@ fn text_output_and_refusals() {
         vec!["go", "--moves", "7g7f", "7g7f"],
         vec!["go", "--simulations", "0"],
         vec!["go", "--gumbel-scale", "-1"],
+        vec!["go", "--fpu-reduction", "3"],
+        vec!["go", "--puct-c", "nan"],
     ] {
         let (code, stdout, stderr) = manaka(&bad);
         assert_eq!(code, 2, "{bad:?}");

@@ -3,8 +3,8 @@
 use anyhow::{Result, anyhow};
 use manaka_runtime::loader::{Backend, LoadError, Precision, Weights};
 use manaka_runtime::search::{
-    GumbelSearch, Outcome, Proof, RootNoise, SearchConfig, SearchControl, SearchLimits,
-    SearchResult,
+    GumbelSearch, InteriorRule, Outcome, Proof, RootNoise, SearchConfig, SearchControl,
+    SearchLimits, SearchResult,
 };
 
 /// Search one position and print the best move, the principal variation, the root value and
@@ -50,6 +50,14 @@ pub struct Args {
     /// node; a node whose side to move mates is proven won without an evaluation.
     #[arg(long, default_value_t = SearchConfig::default().leaf_mate_plies, value_parser = clap::value_parser!(u32).range(0..=7))]
     leaf_mate_plies: u32,
+    /// PUCT's exploration constant below the root (USI `PuctC`; docs/search.md, "Below the
+    /// root").
+    #[arg(long, default_value_t = 2.0)]
+    puct_c: f64,
+    /// First-play urgency below the root: an untried move is valued at the mixed value less
+    /// this times √(prior of the visited moves) (USI `FpuReduction`; 0 = the mixed value).
+    #[arg(long, default_value_t = 0.0)]
+    fpu_reduction: f64,
     /// Root mate search (df-pn) before the tree search: at most this many nodes (0 = off).
     /// A mate found is the answer (outcome `mate_search`, the PV the whole mate).
     #[arg(long, default_value_t = SearchConfig::default().root_mate_nodes)]
@@ -68,6 +76,16 @@ pub fn run(args: Args) -> Result<()> {
             "--gumbel-scale must be a finite number >= 0, not {}",
             args.gumbel_scale
         ));
+    }
+    for (flag, value, most) in [
+        ("--puct-c", args.puct_c, 100.0),
+        ("--fpu-reduction", args.fpu_reduction, 2.0),
+    ] {
+        if !(0.0..=most).contains(&value) {
+            return Err(anyhow!(
+                "{flag} must be a number from 0 to {most}, not {value}"
+            ));
+        }
     }
     let position = super::position_from(&args.sfen, &args.moves)?;
     let weights = args.weights.clone().unwrap_or_default();
@@ -88,6 +106,10 @@ pub fn run(args: Args) -> Result<()> {
         batch_size: args.batch_size as usize,
         leaf_mate_plies: args.leaf_mate_plies,
         root_mate_nodes: args.root_mate_nodes,
+        interior: InteriorRule::Puct {
+            c: args.puct_c,
+            fpu_reduction: args.fpu_reduction,
+        },
         noise: RootNoise::Sampled {
             scale: args.gumbel_scale,
             seed: args.seed,

@@ -19,16 +19,20 @@ pub enum InteriorRule {
     /// `c_visit + max N` makes it greedy, and more time stops buying better moves.
     Gumbel,
     /// PUCT (AlphaZero; as lc0 and dlshogi explore): `argmax Q(a) + c·P(a)·√ΣN / (1 + N(a))`
-    /// with `P` the prior and an untried move's Q the mixed value `v_mix`. Keeps every
+    /// with `P` the prior and an untried move's Q the mixed value `v_mix` less
+    /// `fpu_reduction · √(visited prior)` (first-play urgency; `puct.rs`). Keeps every
     /// move's estimate refreshed as the visits grow.
-    Puct { c: f64 },
+    Puct { c: f64, fpu_reduction: f64 },
 }
 
 impl InteriorRule {
     /// The rule for play (`SearchConfig::default()`, `manaka go`, the USI engine): PUCT with
     /// `c = 2` (Q in (−1, 1); dlshogi's 1.5 on win rates in (0, 1) is about 3 here). Chosen by
     /// measurement (docs/search.md, "Below the root").
-    pub const PLAY: InteriorRule = InteriorRule::Puct { c: 2.0 };
+    pub const PLAY: InteriorRule = InteriorRule::Puct {
+        c: 2.0,
+        fpu_reduction: 0.0,
+    };
 }
 
 /// The root's Gumbel noise.

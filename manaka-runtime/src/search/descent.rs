@@ -15,6 +15,7 @@ use super::config::{InteriorRule, LEAF_MATE_NODES, SearchConfig};
 use super::gumbel::{self, QTransform};
 use super::halving::SequentialHalving;
 use super::proof::{self, Proof};
+use super::puct;
 use super::tree::{NO_NODE, NodeId, NodeKind, ROOT, Tree};
 use crate::eval::Evaluation;
 use crate::mate;
@@ -443,16 +444,18 @@ impl SearchState {
             plain_q / visited.len() as f64
         };
         let v_mix = (raw + sum_n * mean_q) / (sum_n + 1.0);
-        if let InteriorRule::Puct { c } = self.config.interior {
-            // Q + c·P·√ΣN/(1 + N); the best untried move is the one with the largest prior.
+        if let InteriorRule::Puct { c, fpu_reduction } = self.config.interior {
+            // Q + c·P·√ΣN/(1 + N); the best untried move is the one with the largest prior,
+            // scored with the first-play value (puct.rs).
             let sqrt_n = sum_n.max(1.0).sqrt();
+            let fpu = puct::first_play_value(v_mix, p_visited, fpu_reduction);
             let mut best: Option<(usize, f64)> =
-                best_unvisited.map(|(i, p)| (i, v_mix + c * p * sqrt_n));
+                best_unvisited.map(|(i, p)| (i, puct::score(fpu, p, 0.0, sqrt_n, c)));
             for &(i, p, n, q, open) in visited.iter() {
                 if !open {
                     continue;
                 }
-                let score = q + c * p * sqrt_n / (1.0 + n);
+                let score = puct::score(q, p, n, sqrt_n, c);
                 if best.is_none_or(|(bi, b)| score > b || (score == b && i < bi)) {
                     best = Some((i, score));
                 }

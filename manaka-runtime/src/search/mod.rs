@@ -44,6 +44,7 @@ pub mod halving;
 pub mod limits;
 mod parallel;
 pub mod proof;
+pub mod puct;
 pub mod result;
 mod sequential;
 pub mod tree;

@@ -780,3 +780,39 @@ fn a_good_evaluator_has_no_unusable_evaluations() {
     );
     assert_eq!(r.stats.unusable_evaluations, 0);
 }
+
+/// First-play urgency (puct.rs): with PUCT choosing at the root (`root_interior`), no
+/// reduction tries every one of the start position's 30 moves within 100 simulations of a
+/// uniform-prior evaluator, as an untried move's exploration term is the largest; a
+/// reduction of 1 values an untried move √(k/30) below the mixed value once k moves are
+/// tried, so the search stays on fewer moves (by hand, about 13: it tries another while
+/// 2·(1/30)·√ΣN exceeds √(k/30)) — and gives the moves it stays on more visits.
+#[test]
+fn fpu_reduction_keeps_the_search_on_fewer_moves() {
+    let p = pos("startpos");
+    let tried = |fpu_reduction: f64| {
+        let config = SearchConfig {
+            root_interior: true,
+            interior: InteriorRule::Puct {
+                c: 2.0,
+                fpu_reduction,
+            },
+            ..SearchConfig::default()
+        };
+        let (_, r) = run(&p, config, 100, &mut MaterialEvaluator);
+        assert_eq!(r.stats.simulations, 100);
+        let visits: Vec<u32> = r.root_moves.iter().map(|m| m.visits).collect();
+        (
+            visits.iter().filter(|&&n| n > 0).count(),
+            visits.iter().copied().max().unwrap_or(0),
+        )
+    };
+    let (all, most_plain) = tried(0.0);
+    let (few, most_reduced) = tried(1.0);
+    assert_eq!(all, 30);
+    assert!(
+        (8..=18).contains(&few),
+        "{few} moves tried with the reduction, {all} without"
+    );
+    assert!(most_reduced > most_plain, "{most_reduced} vs {most_plain}");
+}

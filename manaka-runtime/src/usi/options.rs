@@ -3,7 +3,14 @@
 
 use super::time::TimeSettings;
 use crate::data::io::excerpt;
-use crate::search::{QTransform, RootNoise, SearchConfig, cache};
+use crate::search::{InteriorRule, QTransform, RootNoise, SearchConfig, cache};
+
+/// PUCT's `c` and FPU reduction in the rule for play: the defaults of `PuctC` and
+/// `FpuReduction`.
+const PLAY_PUCT: (f64, f64) = match InteriorRule::PLAY {
+    InteriorRule::Puct { c, fpu_reduction } => (c, fpu_reduction),
+    InteriorRule::Gumbel => (2.0, 0.0),
+};
 use crate::shogi::{Color, EnteringKingRule};
 
 /// The most `MultiPV` lines (more than any position's legal moves, 593).
@@ -39,6 +46,11 @@ pub struct EngineOptions {
     pub c_visit: f64,
     pub c_scale: f64,
     pub q_rescale: bool,
+    /// `PuctC`: PUCT's exploration constant below the root (`InteriorRule::Puct::c`).
+    pub puct_c: f64,
+    /// `FpuReduction`: first-play urgency below the root, subtracted from an untried move's
+    /// value as `r · √(visited prior)` (`search::puct::first_play_value`; 0: the mixed value).
+    pub fpu_reduction: f64,
     /// Search threads on one shared tree, each with its own evaluator and batches
     /// (search/parallel.rs).
     pub threads: usize,
@@ -98,6 +110,8 @@ impl Default for EngineOptions {
             c_visit: 50.0,
             c_scale: 1.0,
             q_rescale: false,
+            puct_c: PLAY_PUCT.0,
+            fpu_reduction: PLAY_PUCT.1,
             threads: 1,
             hash_mb: 256,
             ponder: false,
@@ -175,6 +189,11 @@ impl EngineOptions {
             format!(
                 "option name QRescale type check default {}",
                 check(d.q_rescale)
+            ),
+            format!("option name PuctC type string default {}", d.puct_c),
+            format!(
+                "option name FpuReduction type string default {}",
+                d.fpu_reduction
             ),
             format!(
                 "option name Threads type spin default {} min 1 max 256",
@@ -286,6 +305,8 @@ impl EngineOptions {
             "cvisit" => self.c_visit = real(name, value, 0.0, 1e6)?,
             "cscale" => self.c_scale = real(name, value, 0.0, 1e6)?,
             "qrescale" => self.q_rescale = check(name, value)?,
+            "puctc" => self.puct_c = real(name, value, 0.0, 100.0)?,
+            "fpureduction" => self.fpu_reduction = real(name, value, 0.0, 2.0)?,
             "threads" => self.threads = spin(name, value, 1, 256)? as usize,
             "usi_hash" => {
                 let asked = spin(name, value, 1, 1_048_576)? as usize;
@@ -392,6 +413,10 @@ impl EngineOptions {
             // reuse"); `usinewgame` clears it.
             reuse_tree: true,
             multipv: self.multipv,
+            interior: InteriorRule::Puct {
+                c: self.puct_c,
+                fpu_reduction: self.fpu_reduction,
+            },
             ..SearchConfig::default()
         }
     }
@@ -574,6 +599,30 @@ mod tests {
                 seed: None
             }
         );
+    }
+
+    #[test]
+    fn puct_options_reach_the_interior_rule() {
+        let mut o = EngineOptions::default();
+        // The defaults are the rule for play.
+        assert_eq!(o.search_config().interior, InteriorRule::PLAY);
+        o.set("PuctC", "1.5").unwrap();
+        o.set("fpureduction", "0.25").unwrap();
+        assert_eq!(
+            o.search_config().interior,
+            InteriorRule::Puct {
+                c: 1.5,
+                fpu_reduction: 0.25
+            }
+        );
+        assert_eq!(
+            o.set("FpuReduction", "3").unwrap_err().to_string(),
+            "FpuReduction must be a number from 0 to 2, not '3'"
+        );
+        for bad in ["-1", "nan", "inf", "two"] {
+            assert!(o.set("PuctC", bad).is_err(), "{bad}");
+        }
+        assert_eq!(o.puct_c, 1.5);
     }
 
     /// Issue 16, fault 3: a `USI_Hash` beyond the machine's memory is reduced to three

@@ -107,6 +107,8 @@ fn handshake_announces_options() {
         "GumbelScale",
         "CVisit",
         "CScale",
+        "PuctC",
+        "FpuReduction",
         "Threads",
         "USI_Hash",
         "USI_Ponder",
