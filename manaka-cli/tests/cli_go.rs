@@ -102,6 +102,7 @@ fn text_output_and_refusals() {
         vec!["go", "--gumbel-scale", "-1"],
         vec!["go", "--fpu-reduction", "3"],
         vec!["go", "--puct-c", "nan"],
+        vec!["go", "--policy-temperature", "0"],
     ] {
         let (code, stdout, stderr) = manaka(&bad);
         assert_eq!(code, 2, "{bad:?}");

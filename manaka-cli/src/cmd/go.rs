@@ -58,6 +58,10 @@ pub struct Args {
     /// this times √(prior of the visited moves) (USI `FpuReduction`; 0 = the mixed value).
     #[arg(long, default_value_t = 0.0)]
     fpu_reduction: f64,
+    /// PUCT's prior below the root is the softmax of the logits divided by this (USI
+    /// `PolicyTemperature`; 1 = the network's own, larger flattens it).
+    #[arg(long, default_value_t = 1.0)]
+    policy_temperature: f64,
     /// Root mate search (df-pn) before the tree search: at most this many nodes (0 = off).
     /// A mate found is the answer (outcome `mate_search`, the PV the whole mate).
     #[arg(long, default_value_t = SearchConfig::default().root_mate_nodes)]
@@ -77,13 +81,14 @@ pub fn run(args: Args) -> Result<()> {
             args.gumbel_scale
         ));
     }
-    for (flag, value, most) in [
-        ("--puct-c", args.puct_c, 100.0),
-        ("--fpu-reduction", args.fpu_reduction, 2.0),
+    for (flag, value, least, most) in [
+        ("--puct-c", args.puct_c, 0.0, 100.0),
+        ("--fpu-reduction", args.fpu_reduction, 0.0, 2.0),
+        ("--policy-temperature", args.policy_temperature, 0.1, 10.0),
     ] {
-        if !(0.0..=most).contains(&value) {
+        if !(least..=most).contains(&value) {
             return Err(anyhow!(
-                "{flag} must be a number from 0 to {most}, not {value}"
+                "{flag} must be a number from {least} to {most}, not {value}"
             ));
         }
     }
@@ -109,6 +114,7 @@ pub fn run(args: Args) -> Result<()> {
         interior: InteriorRule::Puct {
             c: args.puct_c,
             fpu_reduction: args.fpu_reduction,
+            policy_temperature: args.policy_temperature,
         },
         noise: RootNoise::Sampled {
             scale: args.gumbel_scale,

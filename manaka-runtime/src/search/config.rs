@@ -20,9 +20,15 @@ pub enum InteriorRule {
     Gumbel,
     /// PUCT (AlphaZero; as lc0 and dlshogi explore): `argmax Q(a) + c·P(a)·√ΣN / (1 + N(a))`
     /// with `P` the prior and an untried move's Q the mixed value `v_mix` less
-    /// `fpu_reduction · √(visited prior)` (first-play urgency; `puct.rs`). Keeps every
-    /// move's estimate refreshed as the visits grow.
-    Puct { c: f64, fpu_reduction: f64 },
+    /// `fpu_reduction · √(visited prior)` (first-play urgency; `puct.rs`), and `P` the
+    /// softmax of the logits divided by `policy_temperature` (1 = the network's own prior;
+    /// larger flattens it, as lc0's `PolicyTemperature` and dlshogi's `Softmax_Temperature`
+    /// do). Keeps every move's estimate refreshed as the visits grow.
+    Puct {
+        c: f64,
+        fpu_reduction: f64,
+        policy_temperature: f64,
+    },
 }
 
 impl InteriorRule {
@@ -32,7 +38,20 @@ impl InteriorRule {
     pub const PLAY: InteriorRule = InteriorRule::Puct {
         c: 2.0,
         fpu_reduction: 0.0,
+        policy_temperature: 1.0,
     };
+
+    /// The temperature the priors stored on new nodes' edges are computed with
+    /// (`tree::priors`): PUCT's `policy_temperature`; 1 for the Gumbel rule, whose `π'`
+    /// (mctx's) is the softmax of the logits themselves.
+    pub fn prior_temperature(self) -> f64 {
+        match self {
+            InteriorRule::Gumbel => 1.0,
+            InteriorRule::Puct {
+                policy_temperature, ..
+            } => policy_temperature,
+        }
+    }
 }
 
 /// The root's Gumbel noise.

@@ -16,7 +16,7 @@ use super::gumbel::{self, QTransform};
 use super::halving::SequentialHalving;
 use super::proof::{self, Proof};
 use super::puct;
-use super::tree::{NO_NODE, NodeId, NodeKind, ROOT, Tree};
+use super::tree::{NO_NODE, NodeId, NodeKind, ROOT, Tree, priors};
 use crate::eval::Evaluation;
 use crate::mate;
 use crate::shogi::{Move, Position, Repetition};
@@ -444,7 +444,10 @@ impl SearchState {
             plain_q / visited.len() as f64
         };
         let v_mix = (raw + sum_n * mean_q) / (sum_n + 1.0);
-        if let InteriorRule::Puct { c, fpu_reduction } = self.config.interior {
+        if let InteriorRule::Puct {
+            c, fpu_reduction, ..
+        } = self.config.interior
+        {
             // Q + c·P·√ΣN/(1 + N); the best untried move is the one with the largest prior,
             // scored with the first-play value (puct.rs).
             let sqrt_n = sum_n.max(1.0).sqrt();
@@ -626,11 +629,19 @@ impl SearchState {
         if let Some((value_logit, logits)) = self.cache.get(self.pos.key(), moves.len()) {
             let value = search_value(value_logit);
             let logits = logits.to_vec();
-            self.tree.expand(child, &moves, &logits, value);
+            self.expand_node(child, &moves, &logits, value);
             self.stats.cache_hits += 1;
             return DescentEnd::Known(f64::from(value));
         }
         DescentEnd::Evaluate { node: child, moves }
+    }
+
+    /// Gives `node` its edges: the logits as evaluated, the priors at the interior rule's
+    /// temperature (`InteriorRule::prior_temperature`).
+    pub fn expand_node(&mut self, node: NodeId, moves: &[Move], logits: &[f32], value: f32) {
+        let priors = priors(logits, self.config.interior.prior_temperature());
+        self.tree
+            .expand_with_priors(node, moves, logits, &priors, value);
     }
 
     /// Stores an evaluation of a queued node (and in the cache, under the position's key).
@@ -645,7 +656,7 @@ impl SearchState {
         let logits = sanitized_logits(&evaluation.policy_logits, moves.len());
         let value = search_value(evaluation.value_logit);
         self.cache.insert(key, evaluation.value_logit, &logits);
-        self.tree.expand(node, moves, &logits, value);
+        self.expand_node(node, moves, &logits, value);
         self.stats.evaluations += 1;
         f64::from(value)
     }

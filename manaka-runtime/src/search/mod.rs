@@ -238,7 +238,7 @@ impl GumbelSearch {
                 .filter(|(m, _)| moves.contains(m))
                 .map(|(_, &l)| l)
                 .collect();
-            state.tree.expand(root, &moves, &logits, value);
+            state.expand_node(root, &moves, &logits, value);
             state.tree.backup(&[ROOT], f64::from(value), false);
             state.stats.new_nodes = 1;
         }

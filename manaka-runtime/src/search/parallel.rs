@@ -437,7 +437,7 @@ fn evaluate(
     }
     for (i, value_logit, logits, cached) in answers {
         let r = &mut requests[i];
-        let priors = priors(&logits);
+        let priors = priors(&logits, config.interior.prior_temperature());
         // The last leaf takes the vectors, the others (transpositions) copies.
         let (last, others) = r.leaves.split_last().expect("a request has a leaf");
         for &leaf in others {

@@ -1,6 +1,6 @@
 //! End-to-end search tests: the seed's Verification list and the exact rules.
 
-use super::tree::{NO_NODE, NodeKind, ROOT};
+use super::tree::{NO_NODE, NodeId, NodeKind, ROOT};
 use super::*;
 use crate::eval::{Evaluation, Evaluator, Leaf, MaterialEvaluator};
 use crate::shogi::{Move, Position};
@@ -796,6 +796,7 @@ fn fpu_reduction_keeps_the_search_on_fewer_moves() {
             interior: InteriorRule::Puct {
                 c: 2.0,
                 fpu_reduction,
+                policy_temperature: 1.0,
             },
             ..SearchConfig::default()
         };
@@ -815,4 +816,90 @@ fn fpu_reduction_keeps_the_search_on_fewer_moves() {
         "{few} moves tried with the reduction, {all} without"
     );
     assert!(most_reduced > most_plain, "{most_reduced} vs {most_plain}");
+}
+
+/// PUCT's policy temperature: the priors stored on the tree's edges are `softmax(logit / T)`.
+/// Black's 7g7f and White's reply 3c3d at logit ln 16, every other move at 0: of 30 moves,
+/// by hand T = 1 gives 16 / 45 = 0.3556 (1 / 45 each other), T = 2 gives 4 / 33 = 0.1212
+/// (1 / 33) — on the root's edges and on every White node below them; the flatter prior
+/// sends fewer of 200 simulations to 7g7f. The Gumbel rule keeps the network's own prior.
+#[test]
+fn policy_temperature_flattens_the_stored_prior() {
+    let p = pos("startpos");
+    let favourite = mv(&p, "7g7f");
+    let reply = mv(&after("startpos", &["2g2f"]), "3c3d");
+    let search = |interior: InteriorRule| {
+        let mut e = Crafted::default();
+        e.logits.insert(favourite, 16f32.ln());
+        e.logits.insert(reply, 16f32.ln());
+        let config = SearchConfig {
+            root_interior: true,
+            interior,
+            ..SearchConfig::default()
+        };
+        run(&p, config, 200, &mut e)
+    };
+    let puct = |policy_temperature: f64| InteriorRule::Puct {
+        c: 2.0,
+        fpu_reduction: 0.0,
+        policy_temperature,
+    };
+    // (the favourite's prior, another move's) on `node`'s edges.
+    let priors_at = |s: &GumbelSearch, node: NodeId, best: Move| {
+        let edges = s.state.tree.edges(node);
+        assert_eq!(edges.len(), 30);
+        let of =
+            |want: bool| f64::from(edges.iter().find(|e| (e.mv == best) == want).unwrap().prior);
+        (of(true), of(false))
+    };
+    let close = |(a, b): (f64, f64), (x, y): (f64, f64)| {
+        assert!(
+            (a - x).abs() < 1e-6 && (b - y).abs() < 1e-6,
+            "{a} {b} vs {x} {y}"
+        )
+    };
+    for (t, expected) in [
+        (1.0, (16.0 / 45.0, 1.0 / 45.0)),
+        (2.0, (4.0 / 33.0, 1.0 / 33.0)),
+    ] {
+        let (s, _) = search(puct(t));
+        close(priors_at(&s, ROOT, favourite), expected);
+        let tree = &s.state.tree;
+        let children: Vec<NodeId> = tree
+            .edges(ROOT)
+            .iter()
+            .map(|e| e.child)
+            .filter(|&c| c != NO_NODE && !tree.edges(c).is_empty())
+            .collect();
+        assert!(
+            children.len() > 5,
+            "{} White nodes expanded",
+            children.len()
+        );
+        for c in children {
+            close(priors_at(&s, c, reply), expected);
+        }
+    }
+    let visits = |r: &SearchResult| {
+        r.root_moves
+            .iter()
+            .find(|m| m.mv == favourite)
+            .unwrap()
+            .visits
+    };
+    let (_, sharp) = search(puct(1.0));
+    let (_, flat) = search(puct(2.0));
+    assert!(
+        visits(&flat) < visits(&sharp),
+        "{} vs {}",
+        visits(&flat),
+        visits(&sharp)
+    );
+    // The Gumbel rule ignores the temperature: its π' is mctx's.
+    let (gumbel, _) = search(InteriorRule::Gumbel);
+    close(
+        priors_at(&gumbel, ROOT, favourite),
+        (16.0 / 45.0, 1.0 / 45.0),
+    );
+    assert_eq!(InteriorRule::Gumbel.prior_temperature(), 1.0);
 }

@@ -94,9 +94,10 @@ impl Node {
     }
 }
 
-/// The priors stored on a node's edges: the softmax of its logits, computed in f64.
-pub fn priors(logits: &[f32]) -> Vec<f32> {
-    let mut prior: Vec<f64> = logits.iter().map(|&l| f64::from(l)).collect();
+/// The priors stored on a node's edges: the softmax of its logits divided by `temperature`
+/// (1 = the network's prior; `InteriorRule::prior_temperature`), computed in f64.
+pub fn priors(logits: &[f32], temperature: f64) -> Vec<f32> {
+    let mut prior: Vec<f64> = logits.iter().map(|&l| f64::from(l) / temperature).collect();
     super::gumbel::softmax_in_place(&mut prior);
     prior.into_iter().map(|p| p as f32).collect()
 }
@@ -271,9 +272,10 @@ impl Tree {
     }
 
     /// Gives a pending (or new) node its edges and network value. `logits[i]` belongs to
-    /// `moves[i]`.
+    /// `moves[i]`; the priors are the softmax of the logits (temperature 1; the search
+    /// expands with its configured temperature, `SearchState::expand_node`).
     pub fn expand(&mut self, id: NodeId, moves: &[Move], logits: &[f32], value: f32) {
-        self.expand_with_priors(id, moves, logits, &priors(logits), value);
+        self.expand_with_priors(id, moves, logits, &priors(logits, 1.0), value);
     }
 
     /// [`Tree::expand`] with the priors already computed ([`priors`] of the logits): the

@@ -5,11 +5,15 @@ use super::time::TimeSettings;
 use crate::data::io::excerpt;
 use crate::search::{InteriorRule, QTransform, RootNoise, SearchConfig, cache};
 
-/// PUCT's `c` and FPU reduction in the rule for play: the defaults of `PuctC` and
-/// `FpuReduction`.
-const PLAY_PUCT: (f64, f64) = match InteriorRule::PLAY {
-    InteriorRule::Puct { c, fpu_reduction } => (c, fpu_reduction),
-    InteriorRule::Gumbel => (2.0, 0.0),
+/// PUCT's `c`, FPU reduction and policy temperature in the rule for play: the defaults of
+/// `PuctC`, `FpuReduction` and `PolicyTemperature`.
+const PLAY_PUCT: (f64, f64, f64) = match InteriorRule::PLAY {
+    InteriorRule::Puct {
+        c,
+        fpu_reduction,
+        policy_temperature,
+    } => (c, fpu_reduction, policy_temperature),
+    InteriorRule::Gumbel => (2.0, 0.0, 1.0),
 };
 use crate::shogi::{Color, EnteringKingRule};
 
@@ -51,6 +55,9 @@ pub struct EngineOptions {
     /// `FpuReduction`: first-play urgency below the root, subtracted from an untried move's
     /// value as `r · √(visited prior)` (`search::puct::first_play_value`; 0: the mixed value).
     pub fpu_reduction: f64,
+    /// `PolicyTemperature`: PUCT's prior below the root is `softmax(logit / T)`
+    /// (`InteriorRule::Puct::policy_temperature`; 1: the network's own).
+    pub policy_temperature: f64,
     /// Search threads on one shared tree, each with its own evaluator and batches
     /// (search/parallel.rs).
     pub threads: usize,
@@ -112,6 +119,7 @@ impl Default for EngineOptions {
             q_rescale: false,
             puct_c: PLAY_PUCT.0,
             fpu_reduction: PLAY_PUCT.1,
+            policy_temperature: PLAY_PUCT.2,
             threads: 1,
             hash_mb: 256,
             ponder: false,
@@ -194,6 +202,10 @@ impl EngineOptions {
             format!(
                 "option name FpuReduction type string default {}",
                 d.fpu_reduction
+            ),
+            format!(
+                "option name PolicyTemperature type string default {}",
+                d.policy_temperature
             ),
             format!(
                 "option name Threads type spin default {} min 1 max 256",
@@ -307,6 +319,7 @@ impl EngineOptions {
             "qrescale" => self.q_rescale = check(name, value)?,
             "puctc" => self.puct_c = real(name, value, 0.0, 100.0)?,
             "fpureduction" => self.fpu_reduction = real(name, value, 0.0, 2.0)?,
+            "policytemperature" => self.policy_temperature = real(name, value, 0.1, 10.0)?,
             "threads" => self.threads = spin(name, value, 1, 256)? as usize,
             "usi_hash" => {
                 let asked = spin(name, value, 1, 1_048_576)? as usize;
@@ -416,6 +429,7 @@ impl EngineOptions {
             interior: InteriorRule::Puct {
                 c: self.puct_c,
                 fpu_reduction: self.fpu_reduction,
+                policy_temperature: self.policy_temperature,
             },
             ..SearchConfig::default()
         }
@@ -608,13 +622,18 @@ mod tests {
         assert_eq!(o.search_config().interior, InteriorRule::PLAY);
         o.set("PuctC", "1.5").unwrap();
         o.set("fpureduction", "0.25").unwrap();
+        o.set("PolicyTemperature", "1.6").unwrap();
         assert_eq!(
             o.search_config().interior,
             InteriorRule::Puct {
                 c: 1.5,
-                fpu_reduction: 0.25
+                fpu_reduction: 0.25,
+                policy_temperature: 1.6
             }
         );
+        for bad in ["0", "0.05", "11", "nan", "warm"] {
+            assert!(o.set("PolicyTemperature", bad).is_err(), "{bad}");
+        }
         assert_eq!(
             o.set("FpuReduction", "3").unwrap_err().to_string(),
             "FpuReduction must be a number from 0 to 2, not '3'"

@@ -109,6 +109,7 @@ fn handshake_announces_options() {
         "CScale",
         "PuctC",
         "FpuReduction",
+        "PolicyTemperature",
         "Threads",
         "USI_Hash",
         "USI_Ponder",
