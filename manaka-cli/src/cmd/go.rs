@@ -81,10 +81,18 @@ pub fn run(args: Args) -> Result<()> {
             args.gumbel_scale
         ));
     }
-    for (flag, value, least, most) in [
-        ("--puct-c", args.puct_c, 0.0, 100.0),
-        ("--fpu-reduction", args.fpu_reduction, 0.0, 2.0),
-        ("--policy-temperature", args.policy_temperature, 0.1, 10.0),
+    for (flag, value, (least, most)) in [
+        ("--puct-c", args.puct_c, InteriorRule::C_RANGE),
+        (
+            "--fpu-reduction",
+            args.fpu_reduction,
+            InteriorRule::FPU_REDUCTION_RANGE,
+        ),
+        (
+            "--policy-temperature",
+            args.policy_temperature,
+            InteriorRule::POLICY_TEMPERATURE_RANGE,
+        ),
     ] {
         if !(least..=most).contains(&value) {
             return Err(anyhow!(

@@ -32,6 +32,14 @@ pub enum InteriorRule {
 }
 
 impl InteriorRule {
+    /// The accepted range of `c` (USI `PuctC`, `manaka go --puct-c`).
+    pub const C_RANGE: (f64, f64) = (0.0, 100.0);
+    /// The accepted range of `fpu_reduction` (USI `FpuReduction`, `--fpu-reduction`).
+    pub const FPU_REDUCTION_RANGE: (f64, f64) = (0.0, 2.0);
+    /// The accepted range of `policy_temperature` (USI `PolicyTemperature`,
+    /// `--policy-temperature`): positive, so that `logit / T` is defined.
+    pub const POLICY_TEMPERATURE_RANGE: (f64, f64) = (0.1, 10.0);
+
     /// The rule for play (`SearchConfig::default()`, `manaka go`, the USI engine): PUCT with
     /// `c = 2` (Q in (−1, 1); dlshogi's 1.5 on win rates in (0, 1) is about 3 here). Chosen by
     /// measurement (docs/search.md, "Below the root").

@@ -109,6 +109,11 @@ impl GumbelSearch {
         if config.cache_entries != self.state.config.cache_entries {
             self.state.cache = EvalCache::new(config.cache_entries);
         }
+        // The tree's edges hold priors computed at the old temperature: a kept subtree
+        // would mix two priors (USI `setoption PolicyTemperature` between moves).
+        if config.interior.prior_temperature() != self.state.config.interior.prior_temperature() {
+            self.clear_tree();
+        }
         self.state.q_transform = config.q_transform;
         self.state.config = config;
     }

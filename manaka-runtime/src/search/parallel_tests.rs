@@ -58,9 +58,22 @@ fn assert_consistent(tree: &Tree) {
 #[test]
 fn one_thread_is_the_single_thread_search_bit_for_bit() {
     let p = pos(MIDGAME);
-    for batch_size in [1, 8] {
+    // The default rule, and PUCT at a policy temperature (whose priors the parallel search
+    // computes outside the lock, the sequential one at expansion).
+    let tempered = InteriorRule::Puct {
+        c: 2.0,
+        fpu_reduction: 0.0,
+        policy_temperature: 1.7,
+    };
+    for (batch_size, interior) in [
+        (1, InteriorRule::PLAY),
+        (8, InteriorRule::PLAY),
+        (1, tempered),
+        (8, tempered),
+    ] {
         let config = SearchConfig {
             batch_size,
+            interior,
             ..SearchConfig::default()
         };
         let limits = SearchLimits::simulations(1_500);

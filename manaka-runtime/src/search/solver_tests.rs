@@ -385,6 +385,31 @@ fn another_position_or_a_cleared_tree_starts_clean() {
     s.clear_tree();
     let r = s.run(&next, &mut e, &SearchLimits::simulations(10));
     assert_eq!(r.stats.reused_visits, 0, "usinewgame");
+    // Another policy temperature: the tree's priors are stale, so it starts clean; a
+    // setting that leaves the priors alone (PUCT's c) keeps the subtree.
+    let r = s.run(&start, &mut e, &SearchLimits::simulations(1_000));
+    let mut next = start.clone();
+    next.do_move(r.pv[0]);
+    let mut kept = s.config().clone();
+    kept.interior = InteriorRule::Puct {
+        c: 3.0,
+        fpu_reduction: 0.0,
+        policy_temperature: 1.0,
+    };
+    s.set_config(kept.clone());
+    let r = s.run(&next, &mut e, &SearchLimits::simulations(10));
+    assert!(r.stats.reused_visits > 0, "{:?}", r.stats);
+    let mut next = next.clone();
+    next.do_move(r.pv[0]);
+    let mut tempered = kept;
+    tempered.interior = InteriorRule::Puct {
+        c: 3.0,
+        fpu_reduction: 0.0,
+        policy_temperature: 1.5,
+    };
+    s.set_config(tempered);
+    let r = s.run(&next, &mut e, &SearchLimits::simulations(10));
+    assert_eq!(r.stats.reused_visits, 0, "PolicyTemperature changed");
     // Off by default.
     let mut plain = GumbelSearch::new(SearchConfig::default());
     let r = plain.run(&start, &mut e, &SearchLimits::simulations(500));

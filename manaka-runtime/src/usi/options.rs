@@ -317,9 +317,14 @@ impl EngineOptions {
             "cvisit" => self.c_visit = real(name, value, 0.0, 1e6)?,
             "cscale" => self.c_scale = real(name, value, 0.0, 1e6)?,
             "qrescale" => self.q_rescale = check(name, value)?,
-            "puctc" => self.puct_c = real(name, value, 0.0, 100.0)?,
-            "fpureduction" => self.fpu_reduction = real(name, value, 0.0, 2.0)?,
-            "policytemperature" => self.policy_temperature = real(name, value, 0.1, 10.0)?,
+            "puctc" => self.puct_c = real_in(name, value, InteriorRule::C_RANGE)?,
+            "fpureduction" => {
+                self.fpu_reduction = real_in(name, value, InteriorRule::FPU_REDUCTION_RANGE)?
+            }
+            "policytemperature" => {
+                self.policy_temperature =
+                    real_in(name, value, InteriorRule::POLICY_TEMPERATURE_RANGE)?
+            }
             "threads" => self.threads = spin(name, value, 1, 256)? as usize,
             "usi_hash" => {
                 let asked = spin(name, value, 1, 1_048_576)? as usize;
@@ -504,6 +509,10 @@ fn real(name: &str, value: &str, min: f64, max: f64) -> Result<f64, OptionError>
             format!("a number from {min} to {max}"),
         )),
     }
+}
+
+fn real_in(name: &str, value: &str, (min, max): (f64, f64)) -> Result<f64, OptionError> {
+    real(name, value, min, max)
 }
 
 fn check(name: &str, value: &str) -> Result<bool, OptionError> {
