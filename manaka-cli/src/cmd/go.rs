@@ -52,15 +52,15 @@ pub struct Args {
     leaf_mate_plies: u32,
     /// PUCT's exploration constant below the root (USI `PuctC`; docs/search.md, "Below the
     /// root").
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = InteriorRule::PLAY_PUCT.0)]
     puct_c: f64,
     /// First-play urgency below the root: an untried move is valued at the mixed value less
     /// this times √(prior of the visited moves) (USI `FpuReduction`; 0 = the mixed value).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = InteriorRule::PLAY_PUCT.1)]
     fpu_reduction: f64,
     /// PUCT's prior below the root is the softmax of the logits divided by this (USI
     /// `PolicyTemperature`; 1 = the network's own, larger flattens it).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = InteriorRule::PLAY_PUCT.2)]
     policy_temperature: f64,
     /// Root mate search (df-pn) before the tree search: at most this many nodes (0 = off).
     /// A mate found is the answer (outcome `mate_search`, the PV the whole mate).

@@ -41,12 +41,25 @@ impl InteriorRule {
     pub const POLICY_TEMPERATURE_RANGE: (f64, f64) = (0.1, 10.0);
 
     /// The rule for play (`SearchConfig::default()`, `manaka go`, the USI engine): PUCT with
-    /// `c = 2` (Q in (−1, 1); dlshogi's 1.5 on win rates in (0, 1) is about 3 here). Chosen by
-    /// measurement (docs/search.md, "Below the root").
+    /// `c = 2` (Q in (−1, 1); dlshogi's 1.5 on win rates in (0, 1) is about 3 here) and the
+    /// prior at temperature 1.5. Chosen by measurement (docs/search.md, "Below the root";
+    /// the temperature: +42 [−6, +92] over 200 games at 300 ms and +85 [+17, +160] over 100
+    /// at 1 s against 1, docs/strength.md).
     pub const PLAY: InteriorRule = InteriorRule::Puct {
         c: 2.0,
         fpu_reduction: 0.0,
-        policy_temperature: 1.0,
+        policy_temperature: 1.5,
+    };
+
+    /// `(c, fpu_reduction, policy_temperature)` of [`InteriorRule::PLAY`]: the defaults of
+    /// USI `PuctC`, `FpuReduction`, `PolicyTemperature` and of `manaka go`'s flags.
+    pub const PLAY_PUCT: (f64, f64, f64) = match InteriorRule::PLAY {
+        InteriorRule::Puct {
+            c,
+            fpu_reduction,
+            policy_temperature,
+        } => (c, fpu_reduction, policy_temperature),
+        InteriorRule::Gumbel => panic!("the rule for play is PUCT"),
     };
 
     /// The temperature the priors stored on new nodes' edges are computed with

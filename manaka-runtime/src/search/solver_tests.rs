@@ -391,10 +391,11 @@ fn another_position_or_a_cleared_tree_starts_clean() {
     let mut next = start.clone();
     next.do_move(r.pv[0]);
     let mut kept = s.config().clone();
+    let t = kept.interior.prior_temperature();
     kept.interior = InteriorRule::Puct {
         c: 3.0,
         fpu_reduction: 0.0,
-        policy_temperature: 1.0,
+        policy_temperature: t,
     };
     s.set_config(kept.clone());
     let r = s.run(&next, &mut e, &SearchLimits::simulations(10));
@@ -405,7 +406,7 @@ fn another_position_or_a_cleared_tree_starts_clean() {
     tempered.interior = InteriorRule::Puct {
         c: 3.0,
         fpu_reduction: 0.0,
-        policy_temperature: 1.5,
+        policy_temperature: t + 0.5,
     };
     s.set_config(tempered);
     let r = s.run(&next, &mut e, &SearchLimits::simulations(10));

@@ -5,17 +5,10 @@ use super::time::TimeSettings;
 use crate::data::io::excerpt;
 use crate::search::{InteriorRule, QTransform, RootNoise, SearchConfig, cache};
 
-/// PUCT's `c`, FPU reduction and policy temperature in the rule for play: the defaults of
-/// `PuctC`, `FpuReduction` and `PolicyTemperature`.
-const PLAY_PUCT: (f64, f64, f64) = match InteriorRule::PLAY {
-    InteriorRule::Puct {
-        c,
-        fpu_reduction,
-        policy_temperature,
-    } => (c, fpu_reduction, policy_temperature),
-    InteriorRule::Gumbel => (2.0, 0.0, 1.0),
-};
 use crate::shogi::{Color, EnteringKingRule};
+
+/// The defaults of `PuctC`, `FpuReduction` and `PolicyTemperature`: the rule for play.
+const PLAY_PUCT: (f64, f64, f64) = InteriorRule::PLAY_PUCT;
 
 /// The most `MultiPV` lines (more than any position's legal moves, 593).
 pub const MAX_MULTIPV: usize = 600;
