@@ -7,10 +7,12 @@ output is there, so an interrupted generation resumes by running the same comman
   1. self-play     the parent plays --games games (`manaka selfplay`, Gumbel targets and game
                    results; --random-plies opening diversity, --resign-below if wanted)
   2. labels        fairy-stockfish searches every position to --depth (`manaka label`,
-                   resumable); its score and best move are the targets
+                   resumable); its score and best move are the targets. With --archive NAME
+                   they are also packed into the archive (data/labels/, scripts/dataset.py)
   3. split         the first --val-records records validate, the rest train
   4. training      the parent fine-tuned on them (`manaka train --init`), plus any
-                   --extra-data sets (older generations' labelled games)
+                   --extra-data sets (older generations' labelled games; the archive's
+                   data/labels/*.hcpe.xz are taken as they are)
   5. matches       child against parent, --match-games games per opening seed, --lanes
                    matches at once (scripts/strength.py: paired openings, one thread each);
                    and, with --fairy-skills, against fairy-stockfish at those Skill Levels
@@ -37,8 +39,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from study import elo_text, play_matches, read_log, run_json, train_resumable  # noqa: E402  (the scripts' one home)
-
-HCPE_BYTES = 38
+from dataset import ARCHIVE, HCPE_BYTES, DatasetError, is_archived, unpack_file  # noqa: E402
 
 
 def say(*a):
@@ -103,7 +104,14 @@ def main():
     g.add_argument("--depth", type=int, default=9, help="the teacher's search depth")
     g.add_argument("--val-records", type=int, default=20000, help="leading records kept for validation")
     g = ap.add_argument_group("training")
-    g.add_argument("--extra-data", nargs="*", default=[], help="older labelled sets trained on too")
+    g.add_argument("--extra-data", nargs="*", default=[],
+                   help="older labelled sets trained on too: HCPE files, or the archive's .hcpe.xz "
+                        "(data/labels/*.hcpe.xz; unpacked into DIR/extra/, checked against the manifest)")
+    g.add_argument("--archive", metavar="NAME", default=None,
+                   help="pack this generation's labels into the archive (data/labels/NAME.hcpe.xz, "
+                        "scripts/dataset.py) once they are made, so later generations on any machine "
+                        "can train on them; commit data/labels/ afterwards")
+    g.add_argument("--archive-dir", default=ARCHIVE, help="the archive's directory (default: data/labels)")
     g.add_argument("--extra-val", nargs="*", default=[], help="older validation sets")
     g.add_argument("--epochs", type=int, default=3)
     g.add_argument("--lr", type=float, default=1e-3)
@@ -158,6 +166,15 @@ def main():
     if not os.path.exists(labels):
         run(label)
 
+    if args.archive and not is_archived(args.archive_dir, args.archive, labels):
+        pack = [sys.executable, os.path.join(HERE, "dataset.py"), "--archive", args.archive_dir, "pack", labels,
+                "--name", args.archive,
+                "--describe", f"{args.games} self-play games of {os.path.basename(parent)} at {args.simulations} "
+                              f"simulations a move, --random-plies {args.random_plies}, seed {args.selfplay_seed}; "
+                              f"labelled at depth {args.depth}",
+                "--command", " ".join(selfplay), "--command", " ".join(label)]
+        run(pack)
+
     # 3. Validation and training sets.
     train_set, val_set = path("train.hcpe"), path("val.hcpe")
     if not os.path.exists(train_set):
@@ -172,8 +189,21 @@ def main():
     records = os.path.getsize(train_set) // HCPE_BYTES + os.path.getsize(val_set) // HCPE_BYTES
 
     # 4. The child: the parent fine-tuned (`manaka train --resume` continues a stopped run).
+    #    Archived sets (.hcpe.xz) are unpacked first, each checked against its manifest entry.
+    extra = []
+    for f in args.extra_data:
+        if f.endswith(".xz"):
+            os.makedirs(path("extra"), exist_ok=True)
+            dest = path(os.path.join("extra", os.path.basename(f)[:-len(".xz")]))
+            try:
+                unpack_file(f, dest)
+            except DatasetError as e:
+                sys.exit(f"generation: {e}")
+            extra.append(dest)
+        else:
+            extra.append(f)
     net = path("net.mnw")
-    train = [args.manaka, "train", "--shape", shape, "--init", parent, "--data", train_set, *args.extra_data,
+    train = [args.manaka, "train", "--shape", shape, "--init", parent, "--data", train_set, *extra,
              "--val", val_set, *args.extra_val, "--out", net, "--epochs", str(args.epochs), "--lr", str(args.lr),
              "--lr-decay", str(args.lr_decay), "--lambda", str(args.lam), "--threads", threads, "--seed", "1",
              "--log", path("train.jsonl"), "--json", *args.train_arg]

@@ -183,4 +183,72 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
         "{stderr}"
     );
     assert!(file("vs-parent-s2.json").exists());
+
+    // The archive (scripts/dataset.py): a second generation trains on the first one's labels
+    // as an archived .hcpe.xz, unpacked and checked, and archives its own.
+    let archive = dir.join("archive");
+    let packed = Command::new("python3")
+        .arg(repo().join("scripts/dataset.py"))
+        .arg("--archive")
+        .arg(&archive)
+        .args(["pack"])
+        .arg(file("labels-d1.hcpe"))
+        .args(["--name", "g1-d1"])
+        .output()
+        .unwrap();
+    assert!(
+        packed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&packed.stderr)
+    );
+    let second = dir.join("g2");
+    let out = Command::new("python3")
+        .arg(repo().join("scripts/generation.py"))
+        .args(["--manaka", manaka, "--parent"])
+        .arg(&parent)
+        .arg("--out")
+        .arg(&second)
+        .args(["--games", "4", "--simulations", "8", "--selfplay-seed", "4"])
+        .args(["--depth", "1", "--val-records", "20", "--epochs", "1"])
+        .args(["--match-games", "0", "--fairy"])
+        .arg(&fairy)
+        .arg("--extra-data")
+        .arg(archive.join("g1-d1.hcpe.xz"))
+        .args(["--archive", "g2-d1", "--archive-dir"])
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let unpacked = second.join("extra/g1-d1.hcpe");
+    assert_eq!(std::fs::read(&unpacked).unwrap(), labels, "byte for byte");
+    let log = std::fs::read_to_string(second.join("train.jsonl")).unwrap();
+    let start: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    let own = std::fs::metadata(second.join("train.hcpe")).unwrap().len() / HCPE;
+    assert_eq!(
+        start["train"].as_u64(),
+        Some(own + labels.len() as u64 / HCPE),
+        "trained on its own records and the archived set's"
+    );
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(archive.join("manifest.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = manifest["sets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["g1-d1", "g2-d1"]);
+    assert_eq!(
+        manifest["sets"][1]["bytes"].as_u64(),
+        Some(
+            std::fs::metadata(second.join("labels-d1.hcpe"))
+                .unwrap()
+                .len()
+        )
+    );
 }
