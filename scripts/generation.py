@@ -39,7 +39,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from study import elo_text, play_matches, read_log, run_json, train_resumable  # noqa: E402  (the scripts' one home)
-from dataset import ARCHIVE, HCPE_BYTES, DatasetError, is_archived, unpack_file  # noqa: E402
+from dataset import ARCHIVE, HCPE_BYTES, DatasetError, is_archived, unpack_file, write_atomically  # noqa: E402
 
 
 def say(*a):
@@ -51,13 +51,6 @@ def run(cmd):
     say("$", " ".join(cmd))
     if subprocess.run(cmd, stdout=sys.stderr).returncode != 0:
         sys.exit(f"generation: this step failed (run the same command again to resume): {' '.join(cmd)}")
-
-
-def write_atomically(path, data):
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
 
 
 def concatenate(parts, path):
