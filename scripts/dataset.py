@@ -89,34 +89,44 @@ def hash_file(path):
     return h.hexdigest(), n
 
 
+def read_xz(source, out=None, limit=None):
+    """(sha256, bytes) of what an .xz file decompresses to, streamed (and written to the open
+    file out, if given); refused when it is missing, damaged, or longer than limit bytes."""
+    if not os.path.isfile(source):
+        raise DatasetError(f"{source} is missing; restore it from git")
+    h, n = hashlib.sha256(), 0
+    try:
+        with lzma.open(source, "rb") as f:
+            while chunk := f.read(CHUNK):
+                h.update(chunk)
+                n += len(chunk)
+                if limit is not None and n > limit:
+                    raise DatasetError(f"{source} holds more than the {limit} bytes its manifest records")
+                if out is not None:
+                    out.write(chunk)
+    except (lzma.LZMAError, EOFError) as e:
+        raise DatasetError(f"{source} is not a complete xz file ({e}); restore it from git")
+    return h.hexdigest(), n
+
+
 def decompress(source, dest, want_sha=None, want_bytes=None):
     """Decompresses an .xz file into dest atomically; with want_sha/want_bytes, a file whose
     content differs is refused (and nothing is written)."""
     tmp = dest + ".tmp"
-    h, n = hashlib.sha256(), 0
     try:
-        with lzma.open(source, "rb") as f, open(tmp, "wb") as out:
-            while chunk := f.read(CHUNK):
-                h.update(chunk)
-                n += len(chunk)
-                if want_bytes is not None and n > want_bytes:
-                    raise DatasetError(f"{source} holds more than the {want_bytes} bytes its manifest records")
-                out.write(chunk)
-    except (lzma.LZMAError, EOFError) as e:
-        os.remove(tmp)
-        raise DatasetError(f"{source} is not a complete xz file ({e}); restore it from git")
-    except DatasetError:
-        os.remove(tmp)
+        with open(tmp, "wb") as out:
+            sha, n = read_xz(source, out, want_bytes)
+        if want_sha is not None and (sha != want_sha or n != want_bytes):
+            raise DatasetError(f"{source} decompresses to {n} bytes with sha256 {sha[:16]}…, "
+                               f"not the manifest's {want_bytes} bytes, {want_sha[:16]}…: restore it from git")
+        if n % HCPE_BYTES:
+            raise DatasetError(f"{source} holds {n} bytes, not a whole number of {HCPE_BYTES}-byte HCPE records")
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
         raise
-    if want_sha is not None and (h.hexdigest() != want_sha or n != want_bytes):
-        os.remove(tmp)
-        raise DatasetError(f"{source} decompresses to {n} bytes with sha256 {h.hexdigest()[:16]}…, "
-                           f"not the manifest's {want_bytes} bytes, {want_sha[:16]}…: restore it from git")
-    if n % HCPE_BYTES:
-        os.remove(tmp)
-        raise DatasetError(f"{source} holds {n} bytes, not a whole number of {HCPE_BYTES}-byte HCPE records")
     os.replace(tmp, dest)
-    return h.hexdigest(), n
+    return sha, n
 
 
 def entry_for_file(xz_path):
@@ -213,17 +223,7 @@ def verify(args):
     manifest = read_manifest(args.archive)
     for s in manifest["sets"]:
         src = os.path.join(args.archive, s["file"])
-        if not os.path.exists(src):
-            raise DatasetError(f"{src} is in the manifest but missing; restore it from git")
-        h, n = hashlib.sha256(), 0
-        try:
-            with lzma.open(src, "rb") as f:
-                while chunk := f.read(CHUNK):
-                    h.update(chunk)
-                    n += len(chunk)
-        except (lzma.LZMAError, EOFError) as e:
-            raise DatasetError(f"{src} is not a complete xz file ({e}); restore it from git")
-        if h.hexdigest() != s["sha256"] or n != s["bytes"]:
+        if read_xz(src) != (s["sha256"], s["bytes"]):
             raise DatasetError(f"{src} does not decompress to its manifest's bytes; restore it from git")
         print(f"dataset: {s['name']} ok ({s['records']:,} records)")
 

@@ -146,4 +146,14 @@ fn the_archive_keeps_labelled_sets_byte_for_byte_and_refuses_what_it_cannot_keep
     assert_eq!(out.status.code(), Some(2));
     assert!(!fresh.join("sp1-d9.hcpe").exists());
     assert!(!fresh.join("sp1-d9.hcpe.tmp").exists());
+    // A set whose file is gone: named, not a traceback.
+    std::fs::remove_file(&xz).unwrap();
+    for args in [
+        &["verify"][..],
+        &["unpack", "sp1-d9", "--to", fresh.to_str().unwrap()],
+    ] {
+        let out = dataset(&archive, args);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains("is missing"), "{}", stderr(&out));
+    }
 }

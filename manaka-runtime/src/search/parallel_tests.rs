@@ -58,18 +58,20 @@ fn assert_consistent(tree: &Tree) {
 #[test]
 fn one_thread_is_the_single_thread_search_bit_for_bit() {
     let p = pos(MIDGAME);
-    // The default rule, and PUCT at a policy temperature (whose priors the parallel search
-    // computes outside the lock, the sequential one at expansion).
-    let tempered = InteriorRule::Puct {
+    // The default rule (its prior at temperature 1.5) and PUCT on the network's own prior
+    // (T = 1): the parallel search computes priors outside the lock, the sequential one at
+    // expansion, so a path that used another temperature would differ in one of the two.
+    let untempered = InteriorRule::Puct {
         c: 2.0,
         fpu_reduction: 0.0,
-        policy_temperature: 1.7,
+        policy_temperature: 1.0,
     };
+    assert_ne!(InteriorRule::PLAY.prior_temperature(), 1.0);
     for (batch_size, interior) in [
         (1, InteriorRule::PLAY),
         (8, InteriorRule::PLAY),
-        (1, tempered),
-        (8, tempered),
+        (1, untempered),
+        (8, untempered),
     ] {
         let config = SearchConfig {
             batch_size,

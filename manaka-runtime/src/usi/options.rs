@@ -7,9 +7,6 @@ use crate::search::{InteriorRule, QTransform, RootNoise, SearchConfig, cache};
 
 use crate::shogi::{Color, EnteringKingRule};
 
-/// The defaults of `PuctC`, `FpuReduction` and `PolicyTemperature`: the rule for play.
-const PLAY_PUCT: (f64, f64, f64) = InteriorRule::PLAY_PUCT;
-
 /// The most `MultiPV` lines (more than any position's legal moves, 593).
 pub const MAX_MULTIPV: usize = 600;
 
@@ -110,9 +107,9 @@ impl Default for EngineOptions {
             c_visit: 50.0,
             c_scale: 1.0,
             q_rescale: false,
-            puct_c: PLAY_PUCT.0,
-            fpu_reduction: PLAY_PUCT.1,
-            policy_temperature: PLAY_PUCT.2,
+            puct_c: InteriorRule::PLAY_PUCT.0,
+            fpu_reduction: InteriorRule::PLAY_PUCT.1,
+            policy_temperature: InteriorRule::PLAY_PUCT.2,
             threads: 1,
             hash_mb: 256,
             ponder: false,
