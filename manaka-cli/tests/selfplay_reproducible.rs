@@ -1,7 +1,8 @@
 //! Issue 16, fault 4: self-play on a compiled network gives the same bytes whatever the
 //! batching. The embedded default network (`pair0_d128_o2_h256_kp`, compiled in) plays the
 //! same games — byte for byte, every candidate's visit count included — one game at a time
-//! on one evaluator thread, several games at once on two evaluator threads (twice), killed
+//! on one evaluator thread, several games at once on two evaluator threads (twice), two
+//! games at a time on two threads with no batch server (each its own evaluator), killed
 //! mid-run and resumed, and with lost files played again beside other games. Before the fix
 //! the accumulator cache that the evaluators share handed a leaf a state built along
 //! another path, whose last f32 bits differ, and visit counts moved by ±1 to ±4.
@@ -27,10 +28,11 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// The run's settings, written to `out` with `parallel` games in flight on `threads`
-/// evaluator threads (neither is part of the run's identity).
+/// evaluator threads, or ("-") no batch server: `threads` games at a time, each thread
+/// evaluating its own leaves (none of this is part of the run's identity).
 fn args(out: &Path, parallel: &str, threads: &str) -> Vec<String> {
     let net = default_net();
-    [
+    let mut a: Vec<String> = [
         "selfplay",
         "--weights",
         net.to_str().unwrap(),
@@ -46,15 +48,17 @@ fn args(out: &Path, parallel: &str, threads: &str) -> Vec<String> {
         "1",
         "--seed",
         "3",
-        "--parallel",
-        parallel,
         "--threads",
         threads,
         "--out",
         out.to_str().unwrap(),
     ]
     .map(String::from)
-    .to_vec()
+    .to_vec();
+    if parallel != "-" {
+        a.extend(["--parallel".to_string(), parallel.to_string()]);
+    }
+    a
 }
 
 fn selfplay(out: &Path, parallel: &str, threads: &str) -> String {
@@ -107,6 +111,15 @@ fn selfplay_on_a_compiled_network_is_the_same_whatever_the_batching_or_a_resume(
         assert!(d.is_empty(), "{run}: {d:?} differ from the sequential run");
     }
 
+    // No batch server: two threads, each playing its own games with its own evaluator.
+    let out = dir.join("per-thread");
+    selfplay(&out, "-", "2");
+    let d = differing(&want, &files(&out));
+    assert!(
+        d.is_empty(),
+        "per thread: {d:?} differ from the sequential run"
+    );
+
     // Killed once the first file is written, then resumed with other batching.
     let killed = dir.join("killed");
     let a = args(&killed, "2", "2");
@@ -125,7 +138,7 @@ fn selfplay_on_a_compiled_network_is_the_same_whatever_the_batching_or_a_resume(
     let _ = child.kill();
     let _ = child.wait();
     eprintln!("killed with {} of 6 files written", files(&killed).len());
-    let stderr = selfplay(&killed, "3", "1");
+    let stderr = selfplay(&killed, "-", "2");
     assert!(stderr.contains("6/6 games"), "{stderr}");
     let d = differing(&want, &files(&killed));
     assert!(d.is_empty(), "killed and resumed: {d:?} differ");

@@ -33,7 +33,7 @@
 use crate::compiled::{FixedNetError, Precision};
 use crate::eval::{Evaluator, EvaluatorFactory};
 use crate::network::{Network, NetworkFactory};
-use crate::runs::selfplay::{self, GameSettings, Progress, SelfplayConfig};
+use crate::runs::selfplay::{self, Batching, GameSettings, Progress, SelfplayConfig};
 use crate::search::bench::BenchReport;
 use crate::search::{GumbelSearch, SearchConfig, SearchLimits, SearchResult};
 use crate::shogi::{EnteringKingRule, Position};
@@ -478,7 +478,7 @@ fn shape_params(shape: &str) -> u64 {
 
 /// `manaka selfplay`'s settings for `games` games of `simulations` simulations a move: 16
 /// moves considered at the root, Gumbel scale 1, at most 320 moves a game (then a draw), the
-/// CSA 27-point declaration rule, 32 games at once, 100 games a file, seed 1.
+/// CSA 27-point declaration rule, one game at a time per thread, 100 games a file, seed 1.
 pub fn selfplay_config(games: u64, simulations: u32) -> SelfplayConfig {
     SelfplayConfig {
         games,
@@ -492,7 +492,7 @@ pub fn selfplay_config(games: u64, simulations: u32) -> SelfplayConfig {
             resign: None,
         },
         seed: 1,
-        parallel_games: 32,
+        batching: Batching::PerThread,
         games_per_file: 100,
         openings: Default::default(),
         shard: Default::default(),

@@ -6,7 +6,7 @@ use manaka_runtime::data::sources::{SourceFormat, read_positions};
 use manaka_runtime::eval::EvaluatorFactory;
 use manaka_runtime::loader::{Backend, Precision, Weights};
 use manaka_runtime::runs::selfplay::{
-    self, GameSettings, Openings, Progress, Resign, SelfplayConfig, Shard,
+    self, Batching, GameSettings, Openings, Progress, Resign, SelfplayConfig, Shard,
 };
 use manaka_runtime::shogi::EnteringKingRule;
 use std::io::IsTerminal;
@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 /// Play Gumbel self-play games and write them as HCPE3 (dlshogi's game format).
 ///
 /// Every move spends the full Sequential Halving schedule of --simulations with root Gumbel
-/// noise (so games differ); the games in flight are searched side by side and their leaves
-/// evaluated together, one simulation of every game per network call. Games end by
+/// noise (so games differ); --threads games are played side by side, each thread evaluating
+/// its own leaves (or, with --parallel P, P games whose leaves share one network call). Games end by
 /// checkmate, entering-king declaration (CSA 27-point rule), fourfold repetition (perpetual
 /// check loses) or --max-moves (a draw). Each move is stored with the search's root value as
 /// eval and every root move's improved-policy probability as its visit count (scaled so the
@@ -57,12 +57,16 @@ pub struct Args {
     /// Root moves Sequential Halving starts with.
     #[arg(long, default_value_t = 16, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=600))]
     max_considered: u32,
-    /// Evaluator threads sharing each network call.
+    /// Threads: each plays one game at a time and evaluates its own leaves (with --parallel:
+    /// the evaluator threads sharing each network call).
     #[arg(long, default_value_t = 1, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: u32,
-    /// Games in flight at once: the number of leaves in each network call.
-    #[arg(long, default_value_t = 32, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=4096))]
-    parallel: u32,
+    /// Play P games at once, each on a thread of its own, their leaves evaluated together by
+    /// a batch server (one simulation of every game per network call, split over --threads).
+    /// Default: no batch server — on a CPU about 3× faster (docs/data.md); the games are the
+    /// same either way.
+    #[arg(long, value_name = "P", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    parallel: Option<u32>,
     /// Output directory.
     #[arg(long, default_value = "selfplay", value_name = "DIR")]
     out: PathBuf,
@@ -229,7 +233,10 @@ pub fn run(args: Args) -> Result<()> {
             resign,
         },
         seed: args.seed,
-        parallel_games: args.parallel as usize,
+        batching: match args.parallel {
+            None => Batching::PerThread,
+            Some(p) => Batching::Server { games: p as usize },
+        },
         games_per_file: args.games_per_file,
         openings,
         shard: args.shard.unwrap_or_default(),

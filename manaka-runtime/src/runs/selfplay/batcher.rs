@@ -55,11 +55,16 @@ pub struct BatchServer {
 
 impl BatchServer {
     pub fn new() -> BatchServer {
+        BatchServer::with_stats(Arc::new(BatchStats::default()))
+    }
+
+    /// A server counting into `stats`.
+    pub fn with_stats(stats: Arc<BatchStats>) -> BatchServer {
         let (tx, rx) = mpsc::channel();
         BatchServer {
             tx,
             rx,
-            stats: Arc::new(BatchStats::default()),
+            stats,
             failed: Arc::new(AtomicBool::new(false)),
         }
     }

@@ -3,8 +3,10 @@
 //! - Every move spends the full Sequential Halving schedule of `simulations` (no time limit,
 //!   no early stop: a mid-search cutoff biases the improved policy — the seed), with
 //!   non-zero root Gumbel noise so that games differ.
-//! - Games run side by side, one thread each; their leaves meet in one network call per
-//!   simulation ([`batcher`]): a call carries one simulation of every game in flight.
+//! - Games run side by side ([`Batching`]): by default each thread plays one game at a time
+//!   and evaluates its leaves itself, with no hand-off between threads; or each game in
+//!   flight has a thread and their leaves meet in one network call per simulation
+//!   ([`batcher`]), a call carrying one simulation of every game in flight.
 //! - The game loop judges the rules: checkmate, entering-king declaration (the side to
 //!   move declares as soon as it may), fourfold repetition with perpetual check, and a
 //!   maximum game length (a draw).
@@ -33,10 +35,10 @@ pub(crate) mod tests;
 
 use crate::data::hcpe3::{Hcpe3Game, encode_hcpe3, read_hcpe3};
 use crate::data::io::{DataError, write_atomic};
-use crate::eval::{EvaluatorFactory, ThreadedEvaluator};
+use crate::eval::{Evaluation, Evaluator, EvaluatorFactory, Leaf, ThreadedEvaluator};
 use crate::runs::resume::{Finished, Manifest, ResumeError};
 use crate::search::{GumbelSearch, SearchConfig};
-use batcher::{BatchServer, GameEvaluator};
+use batcher::{BatchServer, BatchStats};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -52,14 +54,30 @@ pub struct SelfplayConfig {
     pub games: u64,
     pub settings: GameSettings,
     pub seed: u64,
-    /// Games in flight at once: the width of every network call.
-    pub parallel_games: usize,
+    /// How the games in flight reach the evaluator.
+    pub batching: Batching,
     /// Games per output file.
     pub games_per_file: u64,
     /// Where the games start.
     pub openings: Openings,
     /// Which part of the run this process plays.
     pub shard: Shard,
+}
+
+/// How the games in flight share the network. Either way a game is the sequential search on
+/// one thread and an evaluation depends only on its leaf, so the choice changes speed, never
+/// a game (docs/data.md, "Reproducibility").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Batching {
+    /// Each of the run's threads plays one game at a time with an evaluator of its own and
+    /// calls it directly, one leaf a call. Nothing waits on another thread: on a CPU this
+    /// is the fastest (the batch server's hand-offs — a wake-up of a game thread per leaf —
+    /// cost more than wide calls save; docs/data.md gives the figures).
+    PerThread,
+    /// `games` games in flight, each on a thread of its own, their leaves gathered by a batch
+    /// server into one call per simulation — one simulation of every game — which the run's
+    /// threads split between them: for evaluators that gain from wide calls.
+    Server { games: usize },
 }
 
 #[derive(Debug, Error)]
@@ -278,7 +296,10 @@ pub fn run(
 /// of range, a shard that does not exist, no openings, a game too long for HCPE3.
 fn check_settings(config: &SelfplayConfig) -> Result<(), SelfplayError> {
     let s = &config.settings;
-    if config.games == 0 || config.games_per_file == 0 || config.parallel_games == 0 {
+    if config.games == 0
+        || config.games_per_file == 0
+        || config.batching == (Batching::Server { games: 0 })
+    {
         return Err(SelfplayError::Settings(
             "games, games per file and parallel games must be at least 1".into(),
         ));
@@ -358,10 +379,10 @@ fn resume(config: &SelfplayConfig, dir: &Path) -> Result<(Progress, Vec<u64>), S
     Ok((report, todo))
 }
 
-/// Plays the games `todo` — `parallel_games` threads, each running one game at a time, their
-/// leaves meeting in one network call per simulation on the batch server's thread — and
-/// writes each chunk as its last game finishes ([`Chunks`]). The first error stops the
-/// run; what was written stays.
+/// Plays the games `todo` as `config.batching` says — `threads` workers each with its own
+/// evaluator, or a game thread per game in flight feeding a batch server — and writes each
+/// chunk as its last game finishes ([`Chunks`]). The first error stops the run; what was
+/// written stays.
 #[allow(clippy::too_many_arguments)]
 fn play_all(
     config: &SelfplayConfig,
@@ -373,10 +394,7 @@ fn play_all(
     start: Instant,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<(), SelfplayError> {
-    let server = BatchServer::new();
-    let stats = server.stats();
-    let workers = config.parallel_games.min(todo.len());
-    let connections: Vec<_> = (0..workers).map(|_| server.connect()).collect();
+    let stats = Arc::new(BatchStats::default());
     let next = AtomicUsize::new(0);
     let abort = AtomicBool::new(false);
     let (done_tx, done_rx) = mpsc::channel::<(u64, Result<PlayedGame, String>)>();
@@ -391,15 +409,49 @@ fn play_all(
         report.leaves = stats.leaves.load(Ordering::Relaxed);
     };
 
+    let factory: &dyn EvaluatorFactory = factory.as_ref();
     std::thread::scope(|scope| {
-        scope.spawn(move || {
-            let mut evaluator = ThreadedEvaluator::new(factory.as_ref(), threads.max(1));
-            server.run(&mut evaluator);
-        });
-        for conn in connections {
-            let done_tx = done_tx.clone();
-            let (next, abort) = (&next, &abort);
-            scope.spawn(move || play_games(config, todo, next, abort, conn, done_tx));
+        let (next, abort) = (&next, &abort);
+        match config.batching {
+            Batching::PerThread => {
+                for _ in 0..threads.max(1).min(todo.len()) {
+                    let done_tx = done_tx.clone();
+                    let stats = Arc::clone(&stats);
+                    scope.spawn(move || {
+                        let mut evaluator = Counted {
+                            inner: factory.create(),
+                            stats,
+                        };
+                        play_games(
+                            config,
+                            todo,
+                            next,
+                            abort,
+                            &mut evaluator,
+                            &|| false,
+                            done_tx,
+                        )
+                    });
+                }
+            }
+            Batching::Server { games } => {
+                let server = BatchServer::with_stats(Arc::clone(&stats));
+                let connections: Vec<_> = (0..games.min(todo.len()))
+                    .map(|_| server.connect())
+                    .collect();
+                scope.spawn(move || {
+                    let mut evaluator = ThreadedEvaluator::new(factory, threads.max(1));
+                    server.run(&mut evaluator);
+                });
+                for mut conn in connections {
+                    let done_tx = done_tx.clone();
+                    scope.spawn(move || {
+                        let flag = conn.failure_flag();
+                        let failed = move || flag.load(Ordering::Relaxed);
+                        play_games(config, todo, next, abort, &mut conn, &failed, done_tx)
+                    });
+                }
+            }
         }
         drop(done_tx);
 
@@ -441,15 +493,37 @@ fn play_all(
     }
 }
 
+/// A worker's own evaluator, counting its calls and leaves into the run's statistics.
+struct Counted {
+    inner: Box<dyn Evaluator>,
+    stats: Arc<BatchStats>,
+}
+
+impl Evaluator for Counted {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn evaluate(&mut self, batch: &[Leaf<'_>], out: &mut Vec<Evaluation>) {
+        self.inner.evaluate(batch, out);
+        self.stats.calls.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .leaves
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
+    }
+}
+
 /// One game thread: plays the next game of `todo` not yet taken (`next`) until none is left
 /// or the run aborts, each from its opening with its own noise stream, its leaves going to
-/// the batch server through `conn`, and sends each result to the writer.
+/// `evaluator` (`failed` says when its answers were lost), and sends each result to the
+/// writer.
 fn play_games(
     config: &SelfplayConfig,
     todo: &[u64],
     next: &AtomicUsize,
     abort: &AtomicBool,
-    mut conn: GameEvaluator,
+    evaluator: &mut dyn Evaluator,
+    failed: &dyn Fn() -> bool,
     done: mpsc::Sender<(u64, Result<PlayedGame, String>)>,
 ) {
     let s = &config.settings;
@@ -461,8 +535,6 @@ fn play_games(
         let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
             break;
         };
-        let flag = conn.failure_flag();
-        let failed = || flag.load(Ordering::Relaxed);
         let opening = config.openings.start(config.seed, index);
         let r = play(
             &opening,
@@ -470,8 +542,8 @@ fn play_games(
             config.seed,
             index,
             &mut search,
-            &mut conn,
-            &failed,
+            evaluator,
+            failed,
         );
         if done.send((index, r)).is_err() {
             break;

@@ -20,12 +20,16 @@ fn settings() -> GameSettings {
     }
 }
 
+/// `parallel` games through the batch server, or (0) one game at a time per thread.
 fn config(games: u64, parallel: usize) -> SelfplayConfig {
     SelfplayConfig {
         games,
         settings: settings(),
         seed: 11,
-        parallel_games: parallel,
+        batching: match parallel {
+            0 => Batching::PerThread,
+            games => Batching::Server { games },
+        },
         games_per_file: 4,
         openings: Default::default(),
         shard: Default::default(),
@@ -183,6 +187,21 @@ fn games_are_legal_end_as_headed_and_resume_identically() {
     )
     .unwrap();
     assert_eq!(all_bytes(dir.path(), 2), all_bytes(one.path(), 2));
+
+    // No batch server: two threads, each playing its games with its own evaluator, one
+    // leaf a call.
+    let direct = scratch("selfplay-per-thread");
+    let p = run(
+        &config(6, 0),
+        "material",
+        MaterialEvaluator::factory(),
+        2,
+        direct.path(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(p.calls, p.leaves, "one leaf a call: {p:?}");
+    assert_eq!(all_bytes(dir.path(), 2), all_bytes(direct.path(), 2));
 
     // Resume: a lost file is played again, identically; the other is kept.
     let before = all_bytes(dir.path(), 2);
