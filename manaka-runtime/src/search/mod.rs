@@ -118,9 +118,15 @@ impl GumbelSearch {
         self.state.config = config;
     }
 
-    /// Forgets cached evaluations and the tree (a new network, say).
+    /// Forgets cached evaluations, the tree and the root mate search's table (a new network,
+    /// or a self-play game: what a search finds must not depend on the games searched before
+    /// it, or self-play's games would depend on which thread played them — docs/data.md,
+    /// "Reproducibility").
     pub fn clear_cache(&mut self) {
         self.state.cache.clear();
+        if let Some(mate) = self.state.mate.as_mut() {
+            mate.clear();
+        }
         self.clear_tree();
     }
 

@@ -903,3 +903,24 @@ fn policy_temperature_flattens_the_stored_prior() {
     );
     assert_eq!(InteriorRule::Gumbel.prior_temperature(), 1.0);
 }
+
+/// A new game starts from nothing: `clear_cache` (self-play calls it at every game's start)
+/// empties the root mate search's table too. Before it did, the table carried what the
+/// games a thread had played before had found, so a self-play game's root mate searches —
+/// and with them its moves — depended on which thread played it (64 games of generation 6
+/// at 128 simulations differed in three of eight files between one and two threads).
+#[test]
+fn clear_cache_forgets_what_the_root_mate_search_learned() {
+    // Black to move with a gold and a pawn in hand against a bare king: many checks to try.
+    let pos = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b GP 1").unwrap();
+    let mut search = GumbelSearch::new(SearchConfig {
+        root_mate_nodes: 2_000,
+        mate_table_bytes: 1 << 12,
+        ..SearchConfig::default()
+    });
+    search.run(&pos, &mut MaterialEvaluator, &SearchLimits::simulations(8));
+    let used = |s: &GumbelSearch| s.state.mate.as_ref().map(|m| m.hashfull());
+    assert!(used(&search).is_some_and(|h| h > 0), "{:?}", used(&search));
+    search.clear_cache();
+    assert_eq!(used(&search), Some(0));
+}
