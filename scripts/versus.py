@@ -31,10 +31,12 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 
 import cshogi
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dataset import write_atomically  # noqa: E402  (the scripts' one home)
 
 
 class Usi:
@@ -173,11 +175,7 @@ def play_chunk(args, c):
         manaka.close()
         other.close()
     data = np.concatenate(parts) if parts else np.zeros(0, dtype=cshogi.HuffmanCodedPosAndEval)
-    fd, tmp = tempfile.mkstemp(dir=args.out, prefix=".versus-", suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        data.tofile(f)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, chunk_path(args.out, c))
+    write_atomically(chunk_path(args.out, c), data.tobytes())
     return tally, len(data)
 
 
