@@ -39,6 +39,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dataset import write_atomically  # noqa: E402  (the scripts' one home)
 
 
+MATE_CP = 30000  # a reported mate, as a score
+
+
 class Usi:
     """A USI engine process driven line by line."""
 
@@ -71,6 +74,28 @@ class Usi:
         self.send("position startpos moves " + " ".join(moves) if moves else "position startpos")
         self.send("go " + go)
         return self.wait_for("bestmove")[1]
+
+    def analyse(self, sfen, moves, go):
+        """Search a position: (best move, the last score the engine reported, in centipawns for
+        the side to move; a mate is ±MATE_CP, None if it reported no score)."""
+        self.send(("position startpos" if sfen == "startpos" else f"position sfen {sfen}")
+                  + (" moves " + " ".join(moves) if moves else ""))
+        self.send("go " + go)
+        score = None
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit(f"versus: {self.name} exited while searching")
+            words = line.split()
+            if "score" in words[:-2]:
+                i = words.index("score")
+                kind, value = words[i + 1], words[i + 2]
+                if kind == "cp" and value.lstrip("-").isdigit():
+                    score = int(value)
+                elif kind == "mate":
+                    score = -MATE_CP if value.startswith("-") else MATE_CP
+            if words[:1] == ["bestmove"]:
+                return words[1], score
 
     def new_game(self):
         self.send("usinewgame")

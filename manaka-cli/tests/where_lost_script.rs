@@ -88,3 +88,144 @@ fn the_turning_point_of_a_lost_game_is_where_the_opponent_first_saw_it() {
     assert_eq!(v["summary"]["lost_games"], 1);
     assert_eq!(v["summary"]["ours_then_at_or_above_0"], 1);
 }
+
+/// A game Manaka lost as Black from the standard start: the opponent's score reaches −600
+/// for Manaka after its move at ply 3.
+const LOST_FROM_START: &str = "V2
+N+manaka
+N-fairy-stockfish(skill 20)
+PI
++
++7776FU
+T1
+'** 50
+-3334FU
+T1
+'** 0
++2726FU
+T1
+'** 100
+-8384FU
+T1
+'** -600
++2625FU
+T1
+'** -700
+-8485FU
+T1
+'** -100000
+%TORYO
+";
+
+/// fairy-stockfish's last reported score (side to move) for `moves` from the start at `depth`,
+/// asked directly, as a GUI would (`usi` only, no variant option — as scripts/strength.py's
+/// opponent and the probe start it).
+fn fairy_score(fairy: &std::path::Path, moves: &str, depth: u32) -> i64 {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(fairy)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "usi\nsetoption name Threads value 1\nisready\nposition startpos moves {moves}\ngo depth {depth}"
+    )
+    .unwrap();
+    let mut score = None;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if let Some(i) = w.iter().position(|x| *x == "score") {
+            if w.get(i + 1) == Some(&"cp") {
+                score = w.get(i + 2).and_then(|v| v.parse().ok());
+            }
+        }
+        if w.first() == Some(&"bestmove") {
+            break;
+        }
+    }
+    writeln!(stdin, "quit").unwrap();
+    child.wait().unwrap();
+    score.expect("fairy-stockfish reported a centipawn score")
+}
+
+#[test]
+fn the_probe_scores_the_losing_decision_with_the_network_and_the_opponent() {
+    const TEST: &str = "where_lost_script_probe";
+    let Some(fairy) = common::oracles::need_fairy_stockfish(TEST) else {
+        return;
+    };
+    if !common::oracles::need_cshogi(TEST) {
+        return;
+    }
+    let dir = target_scratch(TEST);
+    let csa = dir.join("lost.csa");
+    std::fs::write(&csa, LOST_FROM_START).unwrap();
+    let json = dir.join("probe.json");
+    let out = Command::new("python3")
+        .arg(repo().join("scripts/where_lost.py"))
+        .arg(&csa)
+        .arg("--probe-engine")
+        .arg(&fairy)
+        .args([
+            "--manaka",
+            env!("CARGO_BIN_EXE_manaka"),
+            "--probe-depths",
+            "3,1",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let g = &v["games"][0];
+    assert_eq!(g["behind_at"], 3);
+    // The decision that lost is Manaka's move at ply 2 (2g2f): scored before it (Manaka to
+    // move, after 7g7f 3c3d) and after it (the opponent to move), always from Manaka's side.
+    let (before, after) = (&g["probe"]["before"], &g["probe"]["after"]);
+    assert_eq!(before["ply"], 2);
+    assert_eq!(after["ply"], 3);
+    let net = |moves: &[&str]| {
+        let mut args = vec!["eval", "--json", "--moves"];
+        args.extend_from_slice(moves);
+        common::json(&args)["cp"].as_i64().unwrap()
+    };
+    assert_eq!(before["network"].as_i64().unwrap(), net(&["7g7f", "3c3d"]));
+    assert_eq!(
+        after["network"].as_i64().unwrap(),
+        -net(&["7g7f", "3c3d", "2g2f"])
+    );
+    for d in [1, 3] {
+        let key = format!("depth{d}");
+        assert_eq!(
+            before[&key].as_i64().unwrap(),
+            fairy_score(&fairy, "7g7f 3c3d", d)
+        );
+        assert_eq!(
+            after[&key].as_i64().unwrap(),
+            -fairy_score(&fairy, "7g7f 3c3d 2g2f", d)
+        );
+    }
+    // The summary: each judge's mean and mean absolute difference from the deepest search.
+    let gap = |p: &Value, j: &str| p[j].as_i64().unwrap() - p["depth3"].as_i64().unwrap();
+    for j in ["network", "depth1"] {
+        let (a, b) = (gap(before, j), gap(after, j));
+        let s = &v["summary"]["against_deepest"][j];
+        assert_eq!(s["positions"], 2);
+        assert_eq!(
+            s["mean"].as_f64().unwrap(),
+            ((a + b) as f64 / 2.0).round_ties_even()
+        );
+        assert_eq!(
+            s["mean_abs"].as_f64().unwrap(),
+            ((a.abs() + b.abs()) as f64 / 2.0).round_ties_even()
+        );
+    }
+}

@@ -9,7 +9,10 @@
 //! (with the last lines the engine wrote to stderr, when it died).
 //!
 //! fairy-stockfish speaks USI when it is sent `usi` and then plays shogi by default (its
-//! `UCI_Variant` becomes `shogi`); `--option UCI_Variant=shogi` states it explicitly.
+//! `UCI_Variant` becomes `shogi`); `--option UCI_Variant=shogi` states it explicitly — and
+//! changes its evaluation: Debian's 11.1 then reports scores about half as large and picks
+//! other moves, at equal strength (docs/strength.md, "Evaluation or search?"). The archived
+//! labels were made without it, in the scale of the engine that matches play.
 
 use crate::shogi::{Move, Position};
 use std::collections::VecDeque;
