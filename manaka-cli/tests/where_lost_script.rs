@@ -57,17 +57,14 @@ T1
 %TORYO
 ";
 
-#[test]
-fn the_turning_point_of_a_lost_game_is_where_the_opponent_first_saw_it() {
-    let dir = target_scratch("where_lost_script");
-    let csa = dir.join("games.csa");
-    std::fs::write(&csa, GAMES).unwrap();
-    let json = dir.join("where.json");
+/// Runs the script on `csa` with `args`, asserts it succeeded, and reads its --json output.
+fn where_lost(csa: &std::path::Path, args: &[&str], json: &std::path::Path) -> Value {
     let out = Command::new("python3")
         .arg(repo().join("scripts/where_lost.py"))
-        .arg(&csa)
+        .arg(csa)
+        .args(args)
         .arg("--json")
-        .arg(&json)
+        .arg(json)
         .output()
         .unwrap();
     assert!(
@@ -75,7 +72,15 @@ fn the_turning_point_of_a_lost_game_is_where_the_opponent_first_saw_it() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+}
+
+#[test]
+fn the_turning_point_of_a_lost_game_is_where_the_opponent_first_saw_it() {
+    let dir = target_scratch("where_lost_script");
+    let csa = dir.join("games.csa");
+    std::fs::write(&csa, GAMES).unwrap();
+    let v = where_lost(&csa, &[], &dir.join("where.json"));
     let games = v["games"].as_array().unwrap();
     assert_eq!(games.len(), 1, "only the lost game: {v}");
     let g = &games[0];
@@ -137,10 +142,10 @@ fn fairy_score(fairy: &std::path::Path, moves: &str, depth: u32) -> i64 {
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
         let line = line.unwrap();
         let w: Vec<&str> = line.split_whitespace().collect();
-        if let Some(i) = w.iter().position(|x| *x == "score") {
-            if w.get(i + 1) == Some(&"cp") {
-                score = w.get(i + 2).and_then(|v| v.parse().ok());
-            }
+        if let Some(i) = w.iter().position(|x| *x == "score")
+            && w.get(i + 1) == Some(&"cp")
+        {
+            score = w.get(i + 2).and_then(|v| v.parse().ok());
         }
         if w.first() == Some(&"bestmove") {
             break;
@@ -163,28 +168,15 @@ fn the_probe_scores_the_losing_decision_with_the_network_and_the_opponent() {
     let dir = target_scratch(TEST);
     let csa = dir.join("lost.csa");
     std::fs::write(&csa, LOST_FROM_START).unwrap();
-    let json = dir.join("probe.json");
-    let out = Command::new("python3")
-        .arg(repo().join("scripts/where_lost.py"))
-        .arg(&csa)
-        .arg("--probe-engine")
-        .arg(&fairy)
-        .args([
-            "--manaka",
-            env!("CARGO_BIN_EXE_manaka"),
-            "--probe-depths",
-            "3,1",
-        ])
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let probe = [
+        "--probe-engine",
+        fairy.to_str().unwrap(),
+        "--manaka",
+        env!("CARGO_BIN_EXE_manaka"),
+        "--probe-depths",
+        "3,1",
+    ];
+    let v = where_lost(&csa, &probe, &dir.join("probe.json"));
     let g = &v["games"][0];
     assert_eq!(g["behind_at"], 3);
     // The decision that lost is Manaka's move at ply 2 (2g2f): scored before it (Manaka to
