@@ -153,7 +153,7 @@ fn load(
 fn line(p: &Progress) -> String {
     let t = &p.tally;
     format!(
-        "selfplay: {}/{} games{}, {:.1} moves/s, B {} W {} D {} (mate {}, sennichite {}, nyugyoku {}, max-moves {}{}), {:.1} leaves/call",
+        "selfplay: {}/{} games{}, {:.1} moves/s, B {} W {} D {} (mate {}, sennichite {}, nyugyoku {}, max-moves {}{}){}",
         p.games_done,
         p.games_total,
         if p.games_resumed > 0 {
@@ -177,7 +177,13 @@ fn line(p: &Progress) -> String {
         } else {
             String::new()
         },
-        p.batch_fill(),
+        // Only the batch server (`--parallel`) gathers several leaves per evaluator call;
+        // per-thread games always evaluate one, which is not worth a column.
+        if p.batch_fill() > 1.0 {
+            format!(", {:.1} leaves/call", p.batch_fill())
+        } else {
+            String::new()
+        },
     )
 }
 
