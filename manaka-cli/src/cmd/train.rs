@@ -89,6 +89,12 @@ pub struct Args {
     /// Weight of the policy loss beside the value loss.
     #[arg(long, default_value_t = 1.0, value_name = "W")]
     policy_weight: f64,
+    /// Reflect about half the training positions left to right each epoch (a different
+    /// half each epoch): shogi's rules are symmetric under the reflection, so the network
+    /// sees twice as many distinct positions for the same labelling. Validation is not
+    /// reflected.
+    #[arg(long)]
+    mirror: bool,
     /// Score scale of the data's evals: teacher = sigmoid(eval / scale) (default: 600 for
     /// HCPE and PackedSfenValue, 756.0864962951762 for HCPE3).
     #[arg(long, value_name = "S")]
@@ -295,6 +301,7 @@ fn config(args: &Args, shape: Shape) -> Result<TrainConfig> {
     config.threads = threads;
     config.lambda = args.lambda;
     config.policy_weight = args.policy_weight;
+    config.mirror = args.mirror;
     config.seed = args.seed.unwrap_or(1);
     config.max_steps = args.max_steps;
     config.time_limit = args.time_limit;
@@ -334,7 +341,7 @@ fn show(args: &Args, shape: &Shape, log: &mut Log, event: Event<'_>) {
             );
             log.write(json!({"event": "start", "shape": shape.to_string(), "resumed": resumed, "step": step, "epoch": epoch,
                 "params": params, "train": train, "val": val, "threads": threads, "batch": args.batch, "lr": args.lr,
-                "lambda": args.lambda, "policy_weight": args.policy_weight}));
+                "lambda": args.lambda, "policy_weight": args.policy_weight, "mirror": args.mirror}));
         }
         Event::Note(text) => eprintln!("note: {text}"),
         Event::Report(r) => {

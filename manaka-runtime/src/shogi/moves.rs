@@ -104,6 +104,17 @@ impl Move {
         self.0.get() & PROMOTE_BIT != 0
     }
 
+    /// The move reflected left to right ([`Square::mirror`]): the same move in the
+    /// mirrored position.
+    pub fn mirror(self) -> Move {
+        let to = self.to().mirror();
+        match (self.from(), self.drop_kind()) {
+            (Some(from), _) => Move::normal(from.mirror(), to, self.is_promotion()),
+            (None, Some(kind)) => Move::drop(kind, to),
+            (None, None) => unreachable!("a move is a board move or a drop"),
+        }
+    }
+
     /// USI text: `7g7f`, `8h2b+`, `P*5e`.
     pub fn to_usi(self) -> String {
         self.to_string()

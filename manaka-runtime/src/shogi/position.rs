@@ -95,6 +95,26 @@ impl Position {
         self.ply = ply;
     }
 
+    /// The position reflected left to right (every piece from file `f` to file `10 − f`,
+    /// [`Square::mirror`]), hands, side to move and move number unchanged, with a fresh
+    /// history. Shogi's rules are symmetric under the reflection, so its legal moves are this
+    /// position's mirrored ([`Move::mirror`]) and its value is the same: the trainer's
+    /// `--mirror` doubles its data this way.
+    pub fn mirrored(&self) -> Position {
+        let mut m = Position::empty();
+        for sq in Square::all() {
+            if let Some(p) = self.board[sq.index()] {
+                m.setup_put(sq.mirror(), p);
+            }
+        }
+        for c in Color::ALL {
+            m.setup_hand(c, self.hands[c.index()]);
+        }
+        m.setup_side(self.side, self.ply);
+        m.finish_setup();
+        m
+    }
+
     /// Computes keys and checkers from scratch and starts a fresh history.
     pub(crate) fn finish_setup(&mut self) {
         let mut board_key = 0;

@@ -91,6 +91,14 @@ impl Square {
         Square(80 - self.0)
     }
 
+    /// The square reflected left to right: file `f` becomes file `10 − f`, the rank stays.
+    /// Shogi's rules are symmetric under this reflection, so a mirrored position is as good a
+    /// training example as the original (`Position::mirrored`).
+    #[inline(always)]
+    pub const fn mirror(self) -> Square {
+        Square((8 - self.0 / 9) * 9 + self.0 % 9)
+    }
+
     /// This square as seen by `perspective`: unchanged for Black, rotated for White.
     #[inline(always)]
     pub const fn relative(self, perspective: Color) -> Square {

@@ -284,6 +284,18 @@ impl Dataset {
 
     /// Sample `i` as an example, with value target `λ·teacher + (1 − λ)·result`.
     pub fn example(&self, i: usize, lambda: f64) -> Result<Example, TrainError> {
+        self.example_mirrored(i, lambda, false)
+    }
+
+    /// Sample `i` as [`Dataset::example`] gives it, reflected left to right when `mirror`
+    /// ([`Position::mirrored`]; the policy target's moves with it, the value target as it
+    /// is): the trainer's `--mirror`.
+    pub fn example_mirrored(
+        &self,
+        i: usize,
+        lambda: f64,
+        mirror: bool,
+    ) -> Result<Example, TrainError> {
         let s = self
             .samples
             .get(i)
@@ -296,13 +308,16 @@ impl Dataset {
                 i - src.map_or(0, |x| x.first)
             ))
         };
-        let pos = packed::decode(s.packing, &s.packed, 1).map_err(|e| named(&e))?;
+        let mut pos = packed::decode(s.packing, &s.packed, 1).map_err(|e| named(&e))?;
+        if mirror {
+            pos = pos.mirrored();
+        }
         let policy: Vec<(Move, f64)> = self.policy
             [s.policy_at as usize..s.policy_at as usize + usize::from(s.policy_len)]
             .iter()
             .map(|&(m, w)| {
                 Move::from_u16(m)
-                    .map(|m| (m, f64::from(w)))
+                    .map(|m| (if mirror { m.mirror() } else { m }, f64::from(w)))
                     .ok_or_else(|| named(&format!("{m:#06x} is not a move16")))
             })
             .collect::<Result<_, _>>()?;

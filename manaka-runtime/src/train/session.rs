@@ -9,7 +9,9 @@ use super::error::TrainError;
 use super::loss::LossSums;
 use super::model::Model;
 use super::optim::Adam;
-use super::trainer::{Event, Report, Stop, Summary, TrainConfig, Trainer, Validation, epoch_order};
+use super::trainer::{
+    Event, Report, Stop, Summary, TrainConfig, Trainer, Validation, epoch_order, mirrored_in_epoch,
+};
 use crate::weights::WeightFile;
 use std::path::Path;
 use std::time::Instant;
@@ -220,7 +222,11 @@ impl Session<'_> {
         let lr = config.learning_rate(trainer.adam.step, run.epoch);
         let sums = trainer.step(
             batch.len(),
-            |i| train.example(batch[i] as usize, config.lambda),
+            |i| {
+                let index = batch[i];
+                let mirror = config.mirror && mirrored_in_epoch(run.seed, run.epoch, index);
+                train.example_mirrored(index as usize, config.lambda, mirror)
+            },
             lr,
         )?;
         self.window.add(&sums);

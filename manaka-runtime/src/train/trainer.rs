@@ -53,6 +53,10 @@ pub struct TrainConfig {
     pub lambda: f64,
     /// Weight of the policy loss beside the value loss.
     pub policy_weight: f64,
+    /// Reflect half the training samples left to right each epoch ([`mirrored_in_epoch`]):
+    /// shogi's rules are symmetric under the reflection, so this doubles the positions the
+    /// network sees. Validation is never mirrored.
+    pub mirror: bool,
     pub seed: u64,
     /// Stop after this many optimiser steps in all (checkpointing first).
     pub max_steps: Option<u64>,
@@ -82,6 +86,7 @@ impl TrainConfig {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             lambda: 1.0,
             policy_weight: 1.0,
+            mirror: false,
             seed: 1,
             max_steps: None,
             time_limit: None,
@@ -401,6 +406,14 @@ pub fn epoch_order(n: usize, seed: u64, epoch: u32) -> Vec<u32> {
         order.swap(i, j);
     }
     order
+}
+
+/// Whether training sample `index` is reflected left to right in `epoch` of a `--mirror`
+/// run: a hash of the seed, the epoch and the index, so about half the samples are, a
+/// different half each epoch, and a resumed run reflects the same ones.
+pub fn mirrored_in_epoch(seed: u64, epoch: u32, index: u32) -> bool {
+    let stream = u64::from(epoch) << 32 | u64::from(index);
+    SplitMix64::stream(seed ^ 0x6d69_7272_6f72, stream).next_u64() >> 63 == 1
 }
 
 /// Reads `path`'s weights as a model (e.g. a finished run's output).

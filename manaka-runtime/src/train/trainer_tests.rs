@@ -5,7 +5,7 @@ use super::data::{DataFormat, Dataset};
 use super::error::TrainError;
 use super::loss::sigmoid;
 use super::model::Model;
-use super::trainer::{Event, Stop, TrainConfig, evaluate, train};
+use super::trainer::{Event, Stop, TrainConfig, evaluate, mirrored_in_epoch, train};
 use crate::data::hcpe3::{GameOutcome, Hcpe3Game, Hcpe3Move, write_hcpe3};
 use crate::data::records::{GameResult, HcpeRecord, PsvRecord, write_records};
 use crate::eval::MaterialEvaluator;
@@ -106,6 +106,19 @@ fn hcpe_and_psv_records_become_examples_with_blended_targets() {
     let e2 = d.example(2, 0.0).unwrap();
     assert!(e2.target.policy.is_empty());
     assert_eq!(e2.target.value, 0.5);
+    // --mirror: the position reflected (2g2f becomes 8g8f), the value target unchanged.
+    let m0 = d.example_mirrored(0, lambda, true).unwrap();
+    assert_eq!(m0.position.to_sfen(), black.mirrored().to_sfen());
+    assert_eq!(m0.target.value, e0.target.value);
+    let i = m0.moves.iter().position(|&m| m.to_usi() == "8g8f").unwrap();
+    assert_eq!(m0.target.policy[i], 1.0);
+    assert_eq!(
+        d.example_mirrored(1, lambda, false)
+            .unwrap()
+            .position
+            .to_sfen(),
+        e1.position.to_sfen()
+    );
     // --eval-scale overrides the format's scale.
     let mut scaled = Dataset::new();
     scaled.load(&hcpe, None, Some(300.0)).unwrap();
@@ -604,4 +617,28 @@ fn a_trained_nnue_shape_exports_within_the_quantisation_bound() {
         sum / n as f64,
         sum_free / n as f64
     );
+}
+
+#[test]
+fn mirroring_picks_about_half_the_samples_a_different_half_each_epoch() {
+    let picked = |seed, epoch| {
+        (0..10_000u32)
+            .filter(|&i| mirrored_in_epoch(seed, epoch, i))
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (picked(1, 0), picked(1, 1));
+    for set in [&a, &b] {
+        assert!((4_700..5_300).contains(&set.len()), "{}", set.len());
+    }
+    assert_eq!(
+        a,
+        picked(1, 0),
+        "the same run reflects the same samples (resume)"
+    );
+    let both = a.iter().filter(|i| b.binary_search(i).is_ok()).count();
+    assert!(
+        (2_200..2_800).contains(&both),
+        "epochs reflect independent halves: {both}"
+    );
+    assert_ne!(a, picked(2, 0));
 }
