@@ -13,6 +13,7 @@ mod common;
 
 use common::oracles;
 use manaka_runtime::data::{HcpeRecord, PsvRecord, read_records};
+use manaka_runtime::runs::label::sampled;
 use manaka_runtime::shogi::Position;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -432,6 +433,26 @@ fn label_resumes_an_interrupted_run_and_refuses_a_foreign_journal() {
         positions_of(&full_bytes),
         "shards in order are the unsharded run's positions"
     );
+    // --sample 3: the full run's positions at the indices the hash keeps, in order; and its
+    // shards concatenate to it as well.
+    let kept: Vec<usize> = (0..12).filter(|&i| sampled(3, i as u64)).collect();
+    assert!((1..12).contains(&kept.len()), "{kept:?}");
+    let sample = dir.join("sample.hcpe");
+    ok(&label_with(&sample, "3", &["--sample", "3"]), "sampled run");
+    let sample_bytes = std::fs::read(&sample).unwrap();
+    let full_positions = positions_of(&full_bytes);
+    let want: Vec<Vec<u8>> = kept.iter().map(|&i| full_positions[i].clone()).collect();
+    assert_eq!(positions_of(&sample_bytes), want, "the sampled positions");
+    let mut sample_shards = Vec::new();
+    for i in 0..2 {
+        let out = dir.join(format!("sample-shard-{i}.hcpe"));
+        ok(
+            &label_with(&out, "3", &["--sample", "3", "--shard", &format!("{i}/2")]),
+            "sampled shard",
+        );
+        sample_shards.extend(std::fs::read(&out).unwrap());
+    }
+    assert_eq!(positions_of(&sample_shards), want, "a sampled run's shards");
     let bad = label_with(&dir.join("x.hcpe"), "3", &["--shard", "3/3"]);
     assert!(refused(&bad).contains("not a shard"), "shard 3/3 refused");
 

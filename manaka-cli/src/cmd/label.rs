@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use manaka_runtime::data::sources::{SourceFormat, read_positions};
-use manaka_runtime::runs::label::{self, LabelConfig, LabelFormat, Teacher, finished_run};
+use manaka_runtime::runs::label::{self, LabelConfig, LabelFormat, Teacher, finished_run, sampled};
 use manaka_runtime::runs::resume::Manifest;
 use manaka_runtime::runs::shard::Shard;
 use manaka_runtime::runs::usi_client::Limit;
@@ -25,6 +25,11 @@ use std::time::Duration;
 /// same command run again resumes from there. OUT itself appears only when every position
 /// is done; run again once OUT exists, the command says the run is finished and does
 /// nothing (`--force` labels again).
+///
+/// Positions from many games: --sample K labels about one position in K (by a hash of its
+/// index, the same every run), so a set of the same size comes from K times as many games —
+/// whose positions are less alike than one game's (docs/history.md, "Positions from more
+/// games").
 ///
 /// Several machines: --shard i/n labels only the i-th of n equal contiguous ranges of the
 /// positions. Records stay in input order, so the shards' outputs, concatenated in shard
@@ -73,9 +78,17 @@ pub struct Args {
     /// Label again even though OUT exists (a finished run), replacing it when done.
     #[arg(long)]
     force: bool,
-    /// Label only part i of n (0 <= i < n): positions [i·N/n, (i+1)·N/n) of the N in the file.
+    /// Label only part i of n (0 <= i < n): positions [i·N/n, (i+1)·N/n) of the N in the file
+    /// (of those --sample keeps, when it is given).
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<Shard>,
+    /// Label about one position in K, chosen by a hash of its index in the file (the same
+    /// ones every run). Positions of one game are alike, so a sparse sample of K times as many
+    /// self-play games teaches more than the same number of positions from fewer games; self-play
+    /// is cheap next to the teacher. Default 1: every position.
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    sample: u64,
 }
 
 fn parse_shard(text: &str) -> Result<Shard, String> {
@@ -145,6 +158,27 @@ pub fn run(args: Args) -> Result<()> {
     if positions.is_empty() {
         bail!("{} holds no positions", args.positions.display());
     }
+    if args.sample > 1 {
+        let read = positions.len();
+        positions = positions
+            .into_iter()
+            .enumerate()
+            .filter(|&(i, _)| sampled(args.sample, i as u64))
+            .map(|(_, p)| p)
+            .collect();
+        eprintln!(
+            "label: sampling {} of {read} positions (about one in {})",
+            positions.len(),
+            args.sample
+        );
+        if positions.is_empty() {
+            bail!(
+                "--sample {} keeps none of {}'s {read} positions: sample fewer",
+                args.sample,
+                args.positions.display()
+            );
+        }
+    }
     // A shard is a contiguous range, so the shards' outputs in order are the whole run's.
     let shard = args.shard.unwrap_or_default();
     let first = shard.range_start(positions.len() as u64) as usize;
@@ -187,6 +221,9 @@ pub fn run(args: Args) -> Result<()> {
     // Only for a sharded run, so that journals written before shards existed still resume.
     if shard.count > 1 {
         settings = settings.with("shard", shard);
+    }
+    if args.sample > 1 {
+        settings = settings.with("sample", args.sample);
     }
     let config = LabelConfig {
         teacher: Teacher {
