@@ -95,6 +95,9 @@ def main():
     g = ap.add_argument_group("labels")
     g.add_argument("--fairy", default="/usr/games/fairy-stockfish", help="the teacher (any USI engine)")
     g.add_argument("--depth", type=int, default=9, help="the teacher's search depth")
+    g.add_argument("--label-sample", type=int, default=1, metavar="K",
+                   help="label about one position in K (`manaka label --sample K`): a set of the same size from K "
+                        "times as many games teaches the value more (docs/history.md); play K times the games")
     g.add_argument("--val-records", type=int, default=20000, help="leading records kept for validation")
     g = ap.add_argument_group("training")
     g.add_argument("--extra-data", nargs="*", default=[],
@@ -121,6 +124,8 @@ def main():
     g.add_argument("--fairy-seeds", default="1", help="opening seeds of the fairy-stockfish matches")
     args = ap.parse_args()
 
+    if args.label_sample < 1:
+        sys.exit("generation: --label-sample must be at least 1 (1: label every position)")
     if args.match_games % 2:
         sys.exit("generation: --match-games must be even (each opening is played once with each colour)")
     for f in [args.manaka, args.parent, *args.extra_data, *args.extra_val]:
@@ -153,9 +158,12 @@ def main():
         concatenate(parts, games)
 
     # 2. Labels (`manaka label` keeps a journal and resumes).
-    labels = path(f"labels-d{args.depth}.hcpe")
+    sample = f"-s{args.label_sample}" if args.label_sample > 1 else ""
+    labels = path(f"labels-d{args.depth}{sample}.hcpe")
     label = [args.manaka, "label", "--engine", args.fairy, "--depth", str(args.depth), "--positions", games,
              "--out", labels, "--threads", threads]
+    if args.label_sample > 1:
+        label += ["--sample", str(args.label_sample)]
     if not os.path.exists(labels):
         run(label)
 
@@ -164,7 +172,8 @@ def main():
                 "--name", args.archive,
                 "--describe", f"{args.games} self-play games of {os.path.basename(parent)} at {args.simulations} "
                               f"simulations a move, --random-plies {args.random_plies}, seed {args.selfplay_seed}; "
-                              f"labelled at depth {args.depth}",
+                              f"labelled at depth {args.depth}"
+                              + (f", one position in {args.label_sample}" if args.label_sample > 1 else ""),
                 "--command", " ".join(selfplay), "--command", " ".join(label)]
         run(pack)
 

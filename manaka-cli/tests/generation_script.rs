@@ -48,6 +48,7 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
             .arg(&generation)
             .args(["--games", "8", "--simulations", "8", "--selfplay-seed", "3"])
             .args(["--depth", "1", "--val-records", "50", "--epochs", "1"])
+            .args(["--label-sample", "2", "--train-arg=--mirror"])
             .args([
                 "--match-games",
                 "2",
@@ -74,21 +75,31 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
         "the parent's shape, read from its file"
     );
     // Every labelled record is either validation (the first 50) or training, nothing lost.
-    assert_eq!(size("labels-d1.hcpe") % HCPE, 0);
+    assert_eq!(size("labels-d1-s2.hcpe") % HCPE, 0);
     assert_eq!(size("val.hcpe"), 50 * HCPE);
     assert_eq!(
         size("val.hcpe") + size("train.hcpe"),
-        size("labels-d1.hcpe")
+        size("labels-d1-s2.hcpe")
     );
     assert_eq!(
         report["records"].as_u64(),
-        Some(size("labels-d1.hcpe") / HCPE)
+        Some(size("labels-d1-s2.hcpe") / HCPE)
     );
-    let labels = std::fs::read(file("labels-d1.hcpe")).unwrap();
+    let labels = std::fs::read(file("labels-d1-s2.hcpe")).unwrap();
     assert_eq!(
         std::fs::read(file("val.hcpe")).unwrap(),
         labels[..50 * HCPE as usize],
         "validation is the leading records"
+    );
+    // One position in two labelled, and trained with mirrored positions, as asked.
+    let commands = &report["commands"];
+    assert!(
+        commands["label"].as_str().unwrap().ends_with("--sample 2"),
+        "{commands}"
+    );
+    assert!(
+        commands["train"].as_str().unwrap().ends_with("--mirror"),
+        "{commands}"
     );
     // The child was trained from the parent and differs from it.
     assert!(report["training"]["samples"].as_u64().unwrap() > 0);
@@ -192,7 +203,7 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
         .arg("--archive")
         .arg(&archive)
         .args(["pack"])
-        .arg(file("labels-d1.hcpe"))
+        .arg(file("labels-d1-s2.hcpe"))
         .args(["--name", "g1-d1"])
         .output()
         .unwrap();
