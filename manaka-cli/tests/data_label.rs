@@ -140,6 +140,56 @@ fn positions_are_distinct_seeded_and_legal() {
     assert!(e.contains("found only"), "{e}");
     // The refused run left the earlier file alone (atomic writes).
     assert_eq!(std::fs::read_to_string(&a).unwrap(), text);
+
+    // --children-of: each written position is one legal move from a parent, in the parents'
+    // order; --sample 3 keeps about a third.
+    let children_of = |sample: &str, out: &Path| {
+        manaka(&[
+            "positions",
+            "--children-of",
+            a.to_str().unwrap(),
+            "--sample",
+            sample,
+            "--seed",
+            "4",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let all = dir.join("children.sfen");
+    ok(&children_of("1", &all), "children");
+    let children: Vec<Position> = std::fs::read_to_string(&all)
+        .unwrap()
+        .lines()
+        .map(|l| Position::from_sfen(l).unwrap())
+        .collect();
+    let parents: Vec<Position> = lines
+        .iter()
+        .map(|l| Position::from_sfen(l).unwrap())
+        .collect();
+    assert!(children.len() >= 290, "{}", children.len());
+    let mut j = 0;
+    for c in &children {
+        let is_child = |p: &Position| {
+            p.legal_moves().iter().any(|&m| {
+                let mut q = p.clone();
+                q.do_move(m);
+                sfen3(&q) == sfen3(c)
+            })
+        };
+        while !is_child(&parents[j]) {
+            j += 1;
+            assert!(j < parents.len(), "{} follows no parent", c.to_sfen());
+        }
+        j += 1;
+        assert!(c.has_legal_moves());
+    }
+    let third = dir.join("third.sfen");
+    ok(&children_of("3", &third), "a third of the children");
+    let n = std::fs::read_to_string(&third).unwrap().lines().count();
+    assert!((60..140).contains(&n), "{n} of 300");
+    let e = refused(&manaka(&["positions", "-o", third.to_str().unwrap()]));
+    assert!(e.contains("--random") && e.contains("--children-of"), "{e}");
 }
 
 #[test]

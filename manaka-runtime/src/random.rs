@@ -133,6 +133,46 @@ pub fn capture_preferring_move(pos: &Position, rng: &mut SplitMix64) -> Option<M
     Some(moves[rng.below(moves.len() as u64) as usize])
 }
 
+/// Whether item `index` of a file is in a one-in-`one_in` sample (all when `one_in` ≤ 1):
+/// a hash of the index, so the same items every run. Not every K-th item: in a file of games
+/// that would take one side to move, at the same plies, from every game of even K.
+/// `manaka label --sample` and `manaka positions --children-of … --sample` choose with it.
+///
+/// Why sample at all: the positions of one game are alike (neighbouring plies, nearly the same
+/// value), so a labelled set taken sparsely from K times as many games teaches the value head
+/// more than the same number of positions taken densely — self-play is cheap and the teacher
+/// is not (docs/history.md, "Mirrored positions, and positions from more games").
+pub fn sampled(one_in: u64, index: u64) -> bool {
+    one_in <= 1 || SplitMix64::stream(0x7361_6d70_6c65, index).below(one_in) == 0
+}
+
+/// For about one in `one_in` of `positions` ([`sampled`]), the position after a uniformly
+/// random legal move (seeded by `seed` and the index), without history; positions without a
+/// legal move, and children without one, are left out.
+///
+/// Why: a search also evaluates the positions after the moves it will not play, and there the
+/// network is least like its teacher (docs/history.md, "Positions one move off the games"),
+/// while the games' own positions are all a training set from self-play holds.
+pub fn random_children(positions: &[Position], one_in: u64, seed: u64) -> Vec<Position> {
+    let mut out = Vec::new();
+    for (i, p) in positions.iter().enumerate() {
+        if !sampled(one_in, i as u64) {
+            continue;
+        }
+        let moves = p.legal_moves();
+        if moves.is_empty() {
+            continue;
+        }
+        let mut rng = SplitMix64::stream(seed, i as u64);
+        let mut child = Position::from_sfen(&p.to_sfen()).expect("a printed SFEN parses");
+        child.do_move(moves[rng.below(moves.len() as u64) as usize]);
+        if !child.legal_moves().is_empty() {
+            out.push(Position::from_sfen(&child.to_sfen()).expect("a printed SFEN parses"));
+        }
+    }
+    out
+}
+
 /// Every position along `games` random games of [`capture_preferring_move`]s: game `g`
 /// starts from `starts[g % starts.len()]` and stops at mate or after `max_plies` moves; each
 /// position (the start included) is returned fresh, rebuilt from its SFEN with no history.
@@ -161,6 +201,50 @@ pub fn positions_along_random_games(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_children_are_one_legal_move_from_their_parents() {
+        let starts = [Position::startpos()];
+        let parents = positions_along_random_games(&starts, 6, 60, &mut SplitMix64::new(3));
+        let all = random_children(&parents, 1, 7);
+        assert!(
+            all.len() + 12 >= parents.len(),
+            "{} of {}",
+            all.len(),
+            parents.len()
+        );
+        // In order: each child is one legal move from a parent after the previous child's.
+        let is_child = |p: &Position, c: &Position| {
+            p.legal_moves().iter().any(|&m| {
+                let mut q = p.clone();
+                q.do_move(m);
+                q.to_sfen() == c.to_sfen()
+            })
+        };
+        let mut j = 0;
+        for c in &all {
+            while !is_child(&parents[j], c) {
+                j += 1;
+                assert!(j < parents.len(), "{} is no parent's child", c.to_sfen());
+            }
+            assert!(!c.legal_moves().is_empty());
+            j += 1;
+        }
+        let sfens = |v: &[Position]| v.iter().map(Position::to_sfen).collect::<Vec<_>>();
+        assert_eq!(
+            sfens(&all),
+            sfens(&random_children(&parents, 1, 7)),
+            "seeded"
+        );
+        assert_ne!(sfens(&all), sfens(&random_children(&parents, 1, 8)));
+        let quarter = random_children(&parents, 4, 7);
+        let kept = (0..parents.len() as u64).filter(|&i| sampled(4, i)).count();
+        assert!(
+            quarter.len() <= kept && kept < parents.len() / 2,
+            "{kept} of {}",
+            parents.len()
+        );
+    }
 
     #[test]
     fn random_games_are_legal_seeded_and_fill_hands() {

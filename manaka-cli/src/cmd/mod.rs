@@ -122,19 +122,51 @@ pub fn report_clap_error(e: clap::Error) -> ExitCode {
         }
         _ => {
             let rendered = e.render().to_string();
-            let first = rendered
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("error: invalid arguments");
-            eprintln!("{} (see `manaka --help`)", shorten_echoes(first.trim_end()));
+            eprintln!(
+                "{} (see `manaka --help`)",
+                shorten_echoes(&first_clap_line(&rendered))
+            );
             ExitCode::from(EXIT_USER_ERROR)
         }
     }
 }
 
+/// Clap's first line, with the indented lines under it when it ends in a colon: a missing
+/// argument is named on the lines after "the following required arguments were not provided:".
+fn first_clap_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().skip_while(|l| l.trim().is_empty());
+    let first = lines
+        .next()
+        .unwrap_or("error: invalid arguments")
+        .trim_end()
+        .to_string();
+    if !first.ends_with(':') {
+        return first;
+    }
+    let named: Vec<&str> = lines
+        .take_while(|l| l.starts_with(' ') && !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    format!("{first} {}", named.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_argument_is_named() {
+        let rendered = "error: the following required arguments were not provided:\n  --engine <CMD>\n  \
+                        --out <FILE>\n\nUsage: manaka label --engine <CMD>\n";
+        assert_eq!(
+            first_clap_line(rendered),
+            "error: the following required arguments were not provided: --engine <CMD>, --out <FILE>"
+        );
+        assert_eq!(
+            first_clap_line("error: unexpected argument '--x' found\n\n  tip: …\n"),
+            "error: unexpected argument '--x' found"
+        );
+    }
 
     /// Issue 16, item 6: `--help` promises exit status 1 for internal errors, 2 for refused
     /// input; every error exited 2.

@@ -18,7 +18,6 @@ use super::resume::{self, Finished, Manifest, ResumeError};
 use super::usi_client::{BestMove, Limit, UsiClient, UsiError};
 use crate::data::records::{GameResult, HcpeRecord, PsvRecord, Record};
 use crate::data::sources::{SourcePosition, result_for_side};
-use crate::random::SplitMix64;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -52,17 +51,8 @@ impl LabelFormat {
     }
 }
 
-/// Whether input position `index` is one that `--sample K` labels: about one in `one_in`
-/// (all when `one_in` ≤ 1), chosen by a hash of the index. Not every K-th position: in a file
-/// of games that would take one side to move, at the same plies, from every game of even K.
-///
-/// Why sample at all: the positions of one game are alike (neighbouring plies, nearly the same
-/// value), so a labelled set taken sparsely from K times as many games teaches the value head
-/// more than the same number of positions taken densely — self-play is cheap and the teacher
-/// is not (docs/history.md, "Positions from more games").
-pub fn sampled(one_in: u64, index: u64) -> bool {
-    one_in <= 1 || SplitMix64::stream(0x7361_6d70_6c65, index).below(one_in) == 0
-}
+/// Which positions `--sample K` labels: [`crate::random::sampled`].
+pub use crate::random::sampled;
 
 /// The teacher engine: a program, its arguments and the options set on it.
 #[derive(Clone, Debug, PartialEq, Eq)]
