@@ -274,6 +274,42 @@ fn runs_resume_and_bad_input_is_refused() {
     ]);
 }
 
+/// `--teacher-only` files train on the teacher alone: at --lambda 0 they give the bytes that
+/// --data gives at --lambda 1, where --data at --lambda 0 trains on their (draw) results.
+#[test]
+fn teacher_only_data_ignores_the_game_result() {
+    let d = dir("teacher-only");
+    let data = d.join("children.hcpe");
+    write_data(&data, 48, 9);
+    let train = |flag: &str, lambda: &str, out: &str| -> Vec<u8> {
+        let out = d.join(out);
+        let o = ok(&[
+            "train",
+            "--shape",
+            "pair2_d4_o1_h4",
+            flag,
+            s(&data),
+            "--lambda",
+            lambda,
+            "--out",
+            s(&out),
+            "--batch",
+            "16",
+            "--threads",
+            "1",
+            "--max-steps",
+            "6",
+        ]);
+        if flag == "--teacher-only" {
+            assert!(String::from_utf8_lossy(&o.stderr).contains("(teacher only)"));
+        }
+        std::fs::read(out).unwrap()
+    };
+    let teacher_only = train("--teacher-only", "0", "a.mnw");
+    assert_eq!(teacher_only, train("--data", "1", "b.mnw"));
+    assert_ne!(teacher_only, train("--data", "0", "c.mnw"));
+}
+
 #[test]
 fn help_is_the_manual() {
     let o = ok(&["train", "--help"]);

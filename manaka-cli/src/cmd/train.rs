@@ -43,8 +43,13 @@ pub struct Args {
     #[arg(long, value_name = "SHAPE")]
     shape: String,
     /// Training data files, or directories of them (every .hcpe, .hcpe3, .psv, .bin inside).
-    #[arg(long, required = true, num_args = 1.., value_name = "FILE")]
+    #[arg(long, required_unless_present = "teacher_only", num_args = 1.., value_name = "FILE")]
     data: Vec<PathBuf>,
+    /// More training data whose game results are not real (positions labelled from SFEN
+    /// lines, e.g. `manaka positions --children-of` then `manaka label`): their value target
+    /// is the teacher's alone, whatever --lambda, instead of being pulled towards a draw.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    teacher_only: Vec<PathBuf>,
     /// Validation data (same formats), evaluated at every checkpoint.
     #[arg(long, num_args = 1.., value_name = "FILE")]
     val: Vec<PathBuf>,
@@ -192,20 +197,27 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 fn load(
     paths: &[PathBuf],
+    teacher_only: &[PathBuf],
     format: Option<Format>,
     eval_scale: Option<f64>,
     what: &str,
 ) -> Result<Dataset> {
     let mut data = Dataset::new();
-    for path in expand(paths)? {
+    let files = expand(paths)?.into_iter().map(|p| (p, false));
+    for (path, no_results) in files.chain(expand(teacher_only)?.into_iter().map(|p| (p, true))) {
         let t = Instant::now();
-        let n = data
-            .load(&path, format.map(Format::data_format), eval_scale)
-            .with_context(|| format!("cannot read {what} data"))?;
+        let format = format.map(Format::data_format);
+        let n = if no_results {
+            data.load_teacher_only(&path, format, eval_scale)
+        } else {
+            data.load(&path, format, eval_scale)
+        }
+        .with_context(|| format!("cannot read {what} data"))?;
         eprintln!(
-            "{what}: {} positions from {} ({:.1}s)",
+            "{what}: {} positions from {}{} ({:.1}s)",
             thousands(n as u64),
             path.display(),
+            if no_results { " (teacher only)" } else { "" },
             t.elapsed().as_secs_f64()
         );
     }
@@ -260,11 +272,23 @@ pub fn run(args: Args) -> Result<()> {
     let config = config(&args, shape.clone())?;
     // Refuse bad settings and a clobbered --out before minutes of loading.
     config.preflight().context("cannot train")?;
-    let train_data = load(&args.data, args.format, args.eval_scale, "training")?;
+    let train_data = load(
+        &args.data,
+        &args.teacher_only,
+        args.format,
+        args.eval_scale,
+        "training",
+    )?;
     let val_data = if args.val.is_empty() {
         None
     } else {
-        Some(load(&args.val, args.format, args.eval_scale, "validation")?)
+        Some(load(
+            &args.val,
+            &[],
+            args.format,
+            args.eval_scale,
+            "validation",
+        )?)
     };
     let mut log = Log::open(args.log.as_deref())?;
     if args.resume

@@ -214,6 +214,25 @@ impl Dataset {
         Ok(self.samples.len() - before)
     }
 
+    /// As [`Dataset::load`], for records whose game-result field means nothing — positions
+    /// labelled from SFEN lines, such as `manaka positions --children-of` writes, carry a
+    /// "draw" that was never played. Their result is set to the teacher's win probability,
+    /// so the value target `λ·teacher + (1 − λ)·result` is the teacher's for every λ and a
+    /// `--lambda 0.7` run does not pull them towards ½ (docs/training.md).
+    pub fn load_teacher_only(
+        &mut self,
+        path: &Path,
+        format: Option<DataFormat>,
+        eval_scale: Option<f64>,
+    ) -> Result<usize, TrainError> {
+        let before = self.samples.len();
+        let n = self.load(path, format, eval_scale)?;
+        for s in &mut self.samples[before..] {
+            s.result = s.teacher;
+        }
+        Ok(n)
+    }
+
     fn push_raw(
         &mut self,
         packed: [u8; 32],

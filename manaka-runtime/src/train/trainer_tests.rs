@@ -123,6 +123,20 @@ fn hcpe_and_psv_records_become_examples_with_blended_targets() {
     let mut scaled = Dataset::new();
     scaled.load(&hcpe, None, Some(300.0)).unwrap();
     assert!((scaled.example(0, 1.0).unwrap().target.value - sigmoid(1.0)).abs() < 1e-6);
+    // --teacher-only: the same records appended with no game result, so the value target is
+    // the teacher's at every λ (the draw of record 2 and the wins of 0 and 1 are ignored),
+    // while the records loaded before keep theirs.
+    assert_eq!(d.load_teacher_only(&hcpe, None, None).unwrap(), 3);
+    for (i, eval) in [(3, 300.0), (4, -150.0), (5, 0.0)] {
+        for lambda in [0.0, 0.7] {
+            let v = d.example(i, lambda).unwrap().target.value;
+            assert!(
+                (v - sigmoid(eval / 600.0)).abs() < 1e-6,
+                "{i} {lambda}: {v}"
+            );
+        }
+    }
+    assert_eq!(d.example(2, 0.0).unwrap().target.value, 0.5);
 
     let psv = dir.path().join("a.psv");
     write_records(
