@@ -12,7 +12,8 @@ output is there, so an interrupted generation resumes by running the same comman
   3. split         the first --val-records records validate, the rest train
   4. training      the parent fine-tuned on them (`manaka train --init`), plus any
                    --extra-data sets (older generations' labelled games; the archive's
-                   data/labels/*.hcpe.xz are taken as they are)
+                   data/labels/*.hcpe.xz are taken as they are) and --extra-teacher-only
+                   sets (labelled positions without a game: trained on the teacher alone)
   5. matches       child against parent, --match-games games per opening seed, --lanes
                    matches at once (scripts/strength.py: paired openings, one thread each);
                    and, with --fairy-skills, against fairy-stockfish at those Skill Levels
@@ -103,6 +104,11 @@ def main():
     g.add_argument("--extra-data", nargs="*", default=[],
                    help="older labelled sets trained on too: HCPE files, or the archive's .hcpe.xz "
                         "(data/labels/*.hcpe.xz; unpacked into DIR/extra/, checked against the manifest)")
+    g.add_argument("--extra-teacher-only", nargs="*", default=[], metavar="FILE",
+                   help="labelled sets without games (the children of `manaka positions --children-of`, "
+                        "random positions; the archive's children5-d9, say): trained towards the teacher's "
+                        "value whatever --lambda (`manaka train --teacher-only`), not towards the draw their "
+                        "empty game result would read as")
     g.add_argument("--archive", metavar="NAME", default=None,
                    help="pack this generation's labels into the archive (data/labels/NAME.hcpe.xz, "
                         "scripts/dataset.py) once they are made, so later generations on any machine "
@@ -128,7 +134,7 @@ def main():
         sys.exit("generation: --label-sample must be at least 1 (1: label every position)")
     if args.match_games % 2:
         sys.exit("generation: --match-games must be even (each opening is played once with each colour)")
-    for f in [args.manaka, args.parent, *args.extra_data, *args.extra_val]:
+    for f in [args.manaka, args.parent, *args.extra_data, *args.extra_teacher_only, *args.extra_val]:
         if not os.path.exists(f):
             sys.exit(f"generation: {f} does not exist")
     try:
@@ -192,20 +198,22 @@ def main():
 
     # 4. The child: the parent fine-tuned (`manaka train --resume` continues a stopped run).
     #    Archived sets (.hcpe.xz) are unpacked first, each checked against its manifest entry.
-    extra = []
-    for f in args.extra_data:
-        if f.endswith(".xz"):
-            os.makedirs(path("extra"), exist_ok=True)
-            dest = path(os.path.join("extra", os.path.basename(f)[:-len(".xz")]))
-            try:
-                unpack_file(f, dest)
-            except DatasetError as e:
-                sys.exit(f"generation: {e}")
-            extra.append(dest)
-        else:
-            extra.append(f)
+    def local(f):
+        if not f.endswith(".xz"):
+            return f
+        os.makedirs(path("extra"), exist_ok=True)
+        dest = path(os.path.join("extra", os.path.basename(f)[:-len(".xz")]))
+        try:
+            unpack_file(f, dest)
+        except DatasetError as e:
+            sys.exit(f"generation: {e}")
+        return dest
+
+    extra = [local(f) for f in args.extra_data]
+    teacher_only = [local(f) for f in args.extra_teacher_only]
     net = path("net.mnw")
     train = [args.manaka, "train", "--shape", shape, "--init", parent, "--data", train_set, *extra,
+             *(["--teacher-only", *teacher_only] if teacher_only else []),
              "--val", val_set, *args.extra_val, "--out", net, "--epochs", str(args.epochs), "--lr", str(args.lr),
              "--lr-decay", str(args.lr_decay), "--lambda", str(args.lam), "--threads", threads, "--seed", "1",
              "--log", path("train.jsonl"), "--json", *args.train_arg]
@@ -260,6 +268,7 @@ def main():
         "name": name, "parent": parent, "shape": shape, "child": os.path.abspath(net),
         "games": args.games, "simulations": args.simulations, "depth": args.depth, "records": records,
         "val_records": args.val_records, "extra_data": args.extra_data,
+        "extra_teacher_only": args.extra_teacher_only,
         "training": {k: trained.get(k) for k in ("steps", "samples", "val_value_loss", "val_policy_loss",
                                                    "val_policy_accuracy", "train_value_loss", "train_policy_loss")},
         "validations": [{k: e.get(k) for k in ("epoch", "step", "value_loss", "policy_loss")} for e in validations],

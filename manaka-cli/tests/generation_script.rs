@@ -225,6 +225,8 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
         .arg(&fairy)
         .arg("--extra-data")
         .arg(archive.join("g1-d1.hcpe.xz"))
+        .arg("--extra-teacher-only")
+        .arg(file("val.hcpe"))
         .args(["--archive", "g2-d1", "--archive-dir"])
         .arg(&archive)
         .output()
@@ -239,10 +241,20 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
     let log = std::fs::read_to_string(second.join("train.jsonl")).unwrap();
     let start: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
     let own = std::fs::metadata(second.join("train.hcpe")).unwrap().len() / HCPE;
+    let teacher_only = std::fs::metadata(file("val.hcpe")).unwrap().len() / HCPE;
     assert_eq!(
         start["train"].as_u64(),
-        Some(own + labels.len() as u64 / HCPE),
-        "trained on its own records and the archived set's"
+        Some(own + labels.len() as u64 / HCPE + teacher_only),
+        "trained on its own records, the archived set's and the teacher-only set's"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(second.join("generation.json")).unwrap())
+            .unwrap();
+    let train = report["commands"]["train"].as_str().unwrap();
+    let teacher_flag = format!("--teacher-only {}", file("val.hcpe").display());
+    assert!(
+        train.contains(&teacher_flag) && train.find(&teacher_flag) > train.find("--data"),
+        "{train}"
     );
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(archive.join("manifest.json")).unwrap())
