@@ -12,6 +12,13 @@ pub const MAX_MULTIPV: usize = 600;
 
 pub use crate::loader::{Backend, Precision};
 
+/// The engine's `BatchSize`: leaves gathered (with virtual losses) per evaluator call, also
+/// with one thread. 8 against the sequential search (1), generation 6, one thread each:
+/// 66–0–34 over 100 games at 300 ms and 26–1–13 over 40 at 1 s (docs/strength.md, "The
+/// batched search with one thread"). The library's [`SearchConfig::default`] stays 1, the
+/// sequential search that the mctx parity tests pin.
+pub const DEFAULT_BATCH_SIZE: usize = 8;
+
 /// The `Backend` option's spelling of a backend: `cpu` is [`Backend::Auto`] (the compiled CPU
 /// engine, or the reference evaluator for other shapes; docs/usi.md, docs/gpu.md).
 pub const fn usi_backend_name(backend: Backend) -> &'static str {
@@ -100,7 +107,7 @@ impl Default for EngineOptions {
             precision: Precision::F32,
             simulations: 0,
             max_considered: 16,
-            batch_size: 1,
+            batch_size: DEFAULT_BATCH_SIZE,
             virtual_loss: 1,
             policy_only: false,
             gumbel_scale: 0.0,
