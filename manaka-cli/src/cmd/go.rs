@@ -2,10 +2,12 @@
 
 use anyhow::{Result, anyhow};
 use manaka_runtime::loader::{Backend, LoadError, Precision, Weights};
+use manaka_runtime::search::cache::available_memory_bytes;
 use manaka_runtime::search::{
     GumbelSearch, InteriorRule, Outcome, Proof, RootNoise, SearchConfig, SearchControl,
     SearchLimits, SearchResult,
 };
+use manaka_runtime::usi::options::{DEFAULT_BATCH_SIZE, EngineOptions, affordable_hash_mb};
 
 /// Search one position and print the best move, the principal variation, the root value and
 /// the top moves with their visits and improved-policy probabilities.
@@ -31,10 +33,13 @@ pub struct Args {
     #[arg(long, default_value = "f32", value_parser = super::eval::precision_parser())]
     precision: Precision,
     /// Moves Sequential Halving starts with.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=600))]
+    #[arg(long, default_value_t = EngineOptions::default().max_considered, value_parser = clap::value_parser!(u32).range(1..=600))]
     max_considered: u32,
-    /// Leaves per evaluator call (1 = sequential search).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    /// Leaves per evaluator call, spread over the tree by virtual losses; the default is the
+    /// USI engine's `BatchSize` (8), so `go` searches as the engine plays. 1 = the sequential
+    /// search (the one the mctx parity tests pin; docs/search.md, "Sequential and batched
+    /// search").
+    #[arg(long, default_value_t = DEFAULT_BATCH_SIZE as u64, value_parser = clap::value_parser!(u64).range(1..=4096))]
     batch_size: u64,
     /// Search threads on one shared tree, each with its own evaluator and batches of
     /// `--batch-size` leaves (1 = the deterministic single-thread search).
@@ -48,7 +53,7 @@ pub struct Args {
     seed: Option<u64>,
     /// Leaf mate check: the longest mate (plies: 0 off, 1, 3, …) looked for at every new
     /// node; a node whose side to move mates is proven won without an evaluation.
-    #[arg(long, default_value_t = SearchConfig::default().leaf_mate_plies, value_parser = clap::value_parser!(u32).range(0..=7))]
+    #[arg(long, default_value_t = EngineOptions::default().leaf_mate_plies, value_parser = clap::value_parser!(u32).range(0..=7))]
     leaf_mate_plies: u32,
     /// PUCT's exploration constant below the root (USI `PuctC`; docs/search.md, "Below the
     /// root").
@@ -62,9 +67,13 @@ pub struct Args {
     /// `PolicyTemperature`; 1 = the network's own, larger flattens it).
     #[arg(long, default_value_t = InteriorRule::PLAY_PUCT.2)]
     policy_temperature: f64,
+    /// Search memory in MiB, as the engine's `USI_Hash`: half bounds the tree, a quarter
+    /// caches evaluations (docs/usi.md).
+    #[arg(long, default_value_t = EngineOptions::default().hash_mb as u64, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    hash: u64,
     /// Root mate search (df-pn) before the tree search: at most this many nodes (0 = off).
     /// A mate found is the answer (outcome `mate_search`, the PV the whole mate).
-    #[arg(long, default_value_t = SearchConfig::default().root_mate_nodes)]
+    #[arg(long, default_value_t = EngineOptions::default().root_mate_nodes)]
     root_mate_nodes: u64,
     /// How many root moves to list.
     #[arg(long, default_value_t = 10)]
@@ -114,6 +123,19 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!("note: {note}");
     }
     let mut evaluators: Vec<_> = (0..args.threads).map(|_| net.factory.create()).collect();
+    // The engine's own settings at its defaults (cache and tree sized by `--hash` as by
+    // `USI_Hash`), with the flags given: `go` searches as the engine plays.
+    let (hash_mb, note) = affordable_hash_mb(
+        usize::try_from(args.hash).unwrap_or(usize::MAX),
+        available_memory_bytes(),
+    );
+    if let Some(note) = note {
+        eprintln!("note: --hash: {note}");
+    }
+    let engine = EngineOptions {
+        hash_mb,
+        ..EngineOptions::default()
+    };
     let config = SearchConfig {
         max_considered: args.max_considered,
         batch_size: args.batch_size as usize,
@@ -128,7 +150,7 @@ pub fn run(args: Args) -> Result<()> {
             scale: args.gumbel_scale,
             seed: args.seed,
         },
-        ..SearchConfig::default()
+        ..engine.search_config()
     };
     let mut search = GumbelSearch::new(config);
     let limits = SearchLimits::simulations(args.simulations);
@@ -137,7 +159,13 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         println!(
             "{}",
-            to_json(&position.to_sfen(), &net.description, &r, args.top)
+            to_json(
+                &position.to_sfen(),
+                &net.description,
+                &r,
+                args.batch_size,
+                args.top
+            )
         );
     } else {
         print_text(&position.to_sfen(), &net.description, &r, args.top);
@@ -172,7 +200,13 @@ fn outcome_name(o: Outcome) -> &'static str {
     }
 }
 
-fn to_json(sfen: &str, network: &str, r: &SearchResult, top: usize) -> serde_json::Value {
+fn to_json(
+    sfen: &str,
+    network: &str,
+    r: &SearchResult,
+    batch_size: u64,
+    top: usize,
+) -> serde_json::Value {
     let moves: Vec<_> = r
         .ranked_moves()
         .into_iter()
@@ -212,6 +246,7 @@ fn to_json(sfen: &str, network: &str, r: &SearchResult, top: usize) -> serde_jso
         "nps": r.nps(),
         "bytes_per_node": r.bytes_per_node(),
         "threads": r.stats.parallel.threads.max(1),
+        "batch_size": batch_size,
         "lock_held_ms": r.stats.parallel.locked.as_secs_f64() * 1000.0,
         "lock_wait_ms": r.stats.parallel.lock_wait.as_secs_f64() * 1000.0,
         "collisions": r.stats.collisions,

@@ -15,8 +15,9 @@ pub use crate::loader::{Backend, Precision};
 /// The engine's `BatchSize`: leaves gathered (with virtual losses) per evaluator call, also
 /// with one thread. 8 against the sequential search (1), generation 6, one thread each:
 /// 66–0–34 over 100 games at 300 ms and 26–1–13 over 40 at 1 s (docs/strength.md, "The
-/// batched search with one thread"). The library's [`SearchConfig::default`] stays 1, the
-/// sequential search that the mctx parity tests pin.
+/// batched search with one thread"). `manaka go --batch-size` defaults to it too; the
+/// library's [`SearchConfig::default`] stays 1, the sequential search that the mctx parity
+/// tests pin.
 pub const DEFAULT_BATCH_SIZE: usize = 8;
 
 /// The `Backend` option's spelling of a backend: `cpu` is [`Backend::Auto`] (the compiled CPU

@@ -14,8 +14,9 @@ use manaka_runtime::inspect::{self, Token};
 use manaka_runtime::loader::{self, Backend, LoadedNetwork, Weights};
 use manaka_runtime::nnue;
 use manaka_runtime::reference::ReferenceNet;
-use manaka_runtime::search::{GumbelSearch, SearchConfig, SearchLimits};
+use manaka_runtime::search::{GumbelSearch, SearchLimits};
 use manaka_runtime::shogi::{Color, HandKind, Move, Position, Square};
+use manaka_runtime::usi::options::EngineOptions;
 use manaka_runtime::weights::{TensorSource, WeightFile};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -190,7 +191,8 @@ impl Lab {
             pos.do_move(m);
         }
         let mut evaluator = self.network.factory.create();
-        let mut search = GumbelSearch::new(SearchConfig::default());
+        // The engine's own settings at its defaults, as `manaka go` (docs/search.md).
+        let mut search = GumbelSearch::new(EngineOptions::default().search_config());
         let r = search.run(
             &pos,
             evaluator.as_mut(),
