@@ -1,7 +1,7 @@
 //! `scripts/calibrate.py`, the fit of a teacher's score scale to game results, on HCPE files
 //! written here: a hand-computed log loss for one record, and the scale recovered from
-//! records whose results follow σ(eval / 1200) exactly in proportion. Needs python3 with
-//! numpy (installed with cshogi by scripts/test).
+//! records whose results follow σ(eval / 1200) exactly in proportion, and the side-to-move
+//! bit as cshogi encodes it. Needs python3 with numpy and cshogi (scripts/test installs them).
 
 mod common;
 
@@ -111,4 +111,48 @@ fn the_fitted_scale_is_the_one_the_results_follow() {
         err.contains("torn.hcpe") && err.contains("38-byte"),
         "{err}"
     );
+}
+
+/// The side to move is read as cshogi writes it: records that cshogi encodes (the start
+/// position, Black to move, and the position after 7g7f, White to move), each at +600 for
+/// the side to move and won by it, cost ln(1 + e^−1) = 0.313262 each at 600; with the side
+/// misread, the White-to-move record would cost ln(1 + e) = 1.313262.
+#[test]
+fn the_side_to_move_is_read_as_cshogi_writes_it() {
+    if !oracles::python_imports("cshogi, numpy") {
+        oracles::skip(
+            TEST,
+            "python3 with cshogi and numpy (pip install cshogi numpy)",
+        );
+        return;
+    }
+    let dir = target_scratch(&format!("{TEST}-cshogi"));
+    let path = dir.join("cshogi.hcpe");
+    let script = r#"
+import sys, numpy as np, cshogi
+records = np.zeros(2, dtype=cshogi.HuffmanCodedPosAndEval)
+board = cshogi.Board()
+board.to_hcp(records[0]["hcp"])
+records[0]["eval"], records[0]["gameResult"] = 600, cshogi.BLACK_WIN
+board.push_usi("7g7f")
+assert board.turn == cshogi.WHITE
+board.to_hcp(records[1]["hcp"])
+records[1]["eval"], records[1]["gameResult"] = 600, cshogi.WHITE_WIN
+records.tofile(sys.argv[1])
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = calibrate_json(&[&path]);
+    let row = &v["files"][0];
+    assert_eq!(row["records"], 2, "{v}");
+    let at600 = row["log_loss_at_600"].as_f64().unwrap();
+    assert!((at600 - 0.31326).abs() < 1e-4, "{v}");
 }
