@@ -1,0 +1,13 @@
+#!/bin/sh
+# s2: the default's shape from random weights on the probe's data (probe.sh), 8 epochs
+# instead of 4 (the probe's policy loss was still falling at epoch 4). Two threads.
+M=${M:-/work/d18/manaka-1bb4454}
+cd /work/d11
+$M train --shape pair0_d128_o2_h256_kp --out /work/d18/s2/s2.mnw --log /work/d18/s2/s2.jsonl \
+  --data rest-train93.hcpe rest-sp91a-gen6-d9.hcpe rest-sp91b-gen6-d9.hcpe rest-sp92-gen6-d9.hcpe \
+    rest-vs1-train.hcpe rest-vs2-train.hcpe rest-s4-d9.hcpe rest-s4-part-d9.hcpe d11-games.hcpe \
+    s95rest-d9.hcpe /work/d96/s3-d9.hcpe /work/d97/s4-d9-a.hcpe /work/d97/s4-d9-b.hcpe \
+  --teacher-only rest-children-d9.hcpe d11-children.hcpe /work/child2/vsc-d9.hcpe \
+  --val /work/arch/val.hcpe /work/arch/vs1-val.hcpe /work/arch/vs2-val.hcpe \
+  --eval-scale 1200 --lambda 0.7 --mirror --epochs 8 --batch 256 --lr 5e-3 --lr-decay 0.7 \
+  --threads 2 --seed 2 > /work/d18/s2/s2.log 2>&1
