@@ -1,5 +1,7 @@
 //! `manaka go`: one search from the command line.
 
+mod common;
+
 use std::process::Command;
 
 fn manaka(args: &[&str]) -> (i32, String, String) {
@@ -176,33 +178,15 @@ fn a_mate_in_three_is_found_and_reported() {
 /// value for the same budget, so a user can study the engine's choices from the command line.
 #[test]
 fn go_searches_as_the_usi_engine_plays() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
     let sims = "2000";
     let v = go_embedded(&["--moves", "7g7f", "3c3d", "--simulations", sims]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_manaka"))
-        .arg("usi")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(
-        stdin,
-        "usi\nisready\nusinewgame\nposition startpos moves 7g7f 3c3d\ngo nodes {sims}"
-    )
-    .unwrap();
-    let mut lines = Vec::new();
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        let done = line.starts_with("bestmove");
-        lines.push(line);
-        if done {
-            break;
-        }
-    }
-    writeln!(stdin, "quit").unwrap();
-    assert!(child.wait().unwrap().success());
+    let lines = common::usi_until_bestmove(&[
+        "usi".to_string(),
+        "isready".to_string(),
+        "usinewgame".to_string(),
+        "position startpos moves 7g7f 3c3d".to_string(),
+        format!("go nodes {sims}"),
+    ]);
     let bestmove = lines.last().unwrap();
     assert_eq!(
         bestmove.split_whitespace().nth(1),

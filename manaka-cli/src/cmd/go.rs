@@ -134,18 +134,18 @@ pub fn run(args: Args) -> Result<()> {
     }
     let engine = EngineOptions {
         hash_mb,
-        ..EngineOptions::default()
-    };
-    let config = SearchConfig {
         max_considered: args.max_considered,
         batch_size: args.batch_size as usize,
         leaf_mate_plies: args.leaf_mate_plies,
         root_mate_nodes: args.root_mate_nodes,
-        interior: InteriorRule::Puct {
-            c: args.puct_c,
-            fpu_reduction: args.fpu_reduction,
-            policy_temperature: args.policy_temperature,
-        },
+        puct_c: args.puct_c,
+        fpu_reduction: args.fpu_reduction,
+        policy_temperature: args.policy_temperature,
+        gumbel_scale: args.gumbel_scale,
+        ..EngineOptions::default()
+    };
+    // The engine draws fresh noise each search; `--seed` makes `go`'s repeatable.
+    let config = SearchConfig {
         noise: RootNoise::Sampled {
             scale: args.gumbel_scale,
             seed: args.seed,
