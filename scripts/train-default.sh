@@ -2,7 +2,8 @@
 # Makes the embedded default network (manaka-runtime/nets/default.mnw) from nothing:
 # material self-play → fairy-stockfish labels → a first net → its self-play → labels → the
 # generation-2 default → its self-play → labels → generation 3 → its self-play → labels →
-# generation 4 → its self-play → deeper labels → generation 6, the shipped default. These are
+# generation 4 → its self-play → deeper labels → generation 6 → fine-tuned on the archive of its
+# labelled games → generation 12 (the network `g15`), the shipped default. These are
 # the commands, seeds and settings the shipped net was made with (docs/training.md, "The
 # trained default: recipe"); about 7 h on 2 cores, 85% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
 # training resume where they stopped, so the script can simply be run again after an
@@ -119,4 +120,31 @@ fi
 step "training generation 6"
 train_net gen6 --init gen4.mnw --data sp7mix-train.hcpe sp6-train.hcpe sp5-train.hcpe \
     --val sp7mix-val.hcpe sp6-val.hcpe --epochs 3 --lr 1e-3 --lr-decay 0.7 --lambda 0.7
-step "done: $work/gen6.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
+# 9. Generation 12 (2026-12-06, the network `g15`, the shipped default): generation 6 fine-tuned on the labelled-
+#    position archive (data/labels/: 1.15 M positions of generation 6's own games and of its
+#    games against fairy-stockfish at depth 9, one in eight relabelled at depth 11, and 0.18 M
+#    children teacher-only; docs/training.md, "The labelled-position archive"). Those sets were
+#    played by the embedded generation 6 over many sessions, so this step takes them from the
+#    archive instead of playing them again. docs/history/2026-12-06-d19/inputs.py cuts them
+#    into the files below (the held-out sets, the depth-11 relabels in place of their depth-9
+#    labels); one thread, the default seed: with the embedded generation 6 as --init it gives
+#    the shipped file bit for bit (sha256 8a339a39…d58135). 381-0-319 against generation 6 at
+#    3,000 simulations a move (docs/strength.md, "Generation 12").
+step "generation 12 from the archive"
+if [ ! -f arch/done ]; then
+    python3 "$root/scripts/dataset.py" unpack --all --to arch
+    python3 "$root/docs/history/2026-12-06-d19/inputs.py" arch g12in
+    touch arch/done
+fi
+if [ ! -f gen12.done ]; then
+    (cd g12in && "$manaka" train --shape $shape --init ../gen6.mnw --out ../gen12.mnw --log ../gen12.jsonl \
+        --data rest-train93.hcpe rest-sp91a-gen6-d9.hcpe rest-sp91b-gen6-d9.hcpe rest-sp92-gen6-d9.hcpe \
+            rest-vs1-train.hcpe rest-vs2-train.hcpe rest-s4-d9.hcpe rest-s4-part-d9.hcpe d11-games.hcpe \
+            s95rest-d9.hcpe s3-d9.hcpe s4-d9-a.hcpe s4-d9-b.hcpe \
+        --teacher-only rest-children-d9.hcpe d11-children.hcpe vsc-d9.hcpe \
+        --val ../arch/val.hcpe ../arch/vs1-val.hcpe ../arch/vs2-val.hcpe \
+        --eval-scale 1200 --lambda 0.7 --mirror --epochs 3 --lr 1e-3 --lr-decay 0.7 --threads 1 \
+        $([ -f ../gen12.mnw.state ] && echo --resume))
+    touch gen12.done
+fi
+step "done: $work/gen12.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
