@@ -127,7 +127,7 @@ train_net gen6 --init gen4.mnw --data sp7mix-train.hcpe sp6-train.hcpe sp5-train
 #    played by the embedded generation 6 over many sessions, so this step takes them from the
 #    archive instead of playing them again. docs/history/2026-12-06-d19/inputs.py cuts them
 #    into the files below (the held-out sets, the depth-11 relabels in place of their depth-9
-#    labels); one thread, the default seed: with the embedded generation 6 as --init it gives
+#    labels); one thread (threads=1 for this call only), seed 1: with the embedded generation 6 as --init it gives
 #    the shipped file bit for bit (sha256 8a339a39…d58135). 381-0-319 against generation 6 at
 #    3,000 simulations a move (docs/strength.md, "Generation 12").
 step "generation 12 from the archive"
@@ -136,15 +136,9 @@ if [ ! -f arch/done ]; then
     python3 "$root/docs/history/2026-12-06-d19/inputs.py" arch g12in
     touch arch/done
 fi
-if [ ! -f gen12.done ]; then
-    (cd g12in && "$manaka" train --shape $shape --init ../gen6.mnw --out ../gen12.mnw --log ../gen12.jsonl \
-        --data rest-train93.hcpe rest-sp91a-gen6-d9.hcpe rest-sp91b-gen6-d9.hcpe rest-sp92-gen6-d9.hcpe \
-            rest-vs1-train.hcpe rest-vs2-train.hcpe rest-s4-d9.hcpe rest-s4-part-d9.hcpe d11-games.hcpe \
-            s95rest-d9.hcpe s3-d9.hcpe s4-d9-a.hcpe s4-d9-b.hcpe \
-        --teacher-only rest-children-d9.hcpe d11-children.hcpe vsc-d9.hcpe \
-        --val ../arch/val.hcpe ../arch/vs1-val.hcpe ../arch/vs2-val.hcpe \
-        --eval-scale 1200 --lambda 0.7 --mirror --epochs 3 --lr 1e-3 --lr-decay 0.7 --threads 1 \
-        $([ -f ../gen12.mnw.state ] && echo --resume))
-    touch gen12.done
-fi
+threads=1 train_net gen12 --init gen6.mnw --eval-scale 1200 --lambda 0.7 --mirror \
+    --epochs 3 --lr 1e-3 --lr-decay 0.7 \
+    --data g12in/{rest-train93,rest-sp91a-gen6-d9,rest-sp91b-gen6-d9,rest-sp92-gen6-d9,rest-vs1-train,rest-vs2-train,rest-s4-d9,rest-s4-part-d9,d11-games,s95rest-d9,s3-d9,s4-d9-a,s4-d9-b}.hcpe \
+    --teacher-only g12in/{rest-children-d9,d11-children,vsc-d9}.hcpe \
+    --val arch/{val,vs1-val,vs2-val}.hcpe
 step "done: $work/gen12.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
