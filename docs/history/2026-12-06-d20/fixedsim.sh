@@ -3,7 +3,7 @@
 # generation 12 (/work/d19/g15.mnw, the embedded default from 2026-12-06), paired openings:
 # $1 = a name, $2 = the net, then the seeds (100 games each).
 name=$1; net=$2; shift 2
-M=${M:-/work/main/target/release/manaka}
+M=${M:-/work/main/target/release/manaka}  # release build of b58bc20 (the search of 4b64d44)
 for s in "$@"; do
   /work/main/scripts/strength.py --manaka $M --evalfile $net --option Simulations=3000 \
     --opponent manaka --opponent-evalfile /work/d19/g15.mnw --opponent-option Simulations=3000 \

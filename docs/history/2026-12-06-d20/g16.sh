@@ -6,7 +6,8 @@
 # docs/history/2026-12-06-d19/inputs.py). g16b lists the generation-12 sets twice (weight 2).
 # $1 = a or b.
 set -euo pipefail
-M=${M:-/work/main/target/release/manaka}; v=$1; out=/work/d20/g16$v; mkdir -p $out
+M=${M:-/work/main/target/release/manaka}  # release build of b58bc20 (the search of 4b64d44)
+v=$1; out=/work/d20/g16$v; mkdir -p $out
 g12=(/work/arch/sp12{1,2,3,4,5,6}-gen12-d9-s4.hcpe)
 [ "$v" = b ] && g12+=("${g12[@]}")
 cd /work/g12in
