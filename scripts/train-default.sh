@@ -3,7 +3,7 @@
 # material self-play → fairy-stockfish labels → a first net → its self-play → labels → the
 # generation-2 default → its self-play → labels → generation 3 → its self-play → labels →
 # generation 4 → its self-play → deeper labels → generation 6 → fine-tuned on the archive of its
-# labelled games → generation 12 (the network `g15`), the shipped default. These are
+# labelled games → generation 12 (the network `g15`) → on its own games → generation 13 (`g16b`), the shipped default. These are
 # the commands, seeds and settings the shipped net was made with (docs/training.md, "The
 # trained default: recipe"); about 7 h on 2 cores, 85% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
 # training resume where they stopped, so the script can simply be run again after an
@@ -120,7 +120,7 @@ fi
 step "training generation 6"
 train_net gen6 --init gen4.mnw --data sp7mix-train.hcpe sp6-train.hcpe sp5-train.hcpe \
     --val sp7mix-val.hcpe sp6-val.hcpe --epochs 3 --lr 1e-3 --lr-decay 0.7 --lambda 0.7
-# 9. Generation 12 (2026-12-06, the network `g15`, the shipped default): generation 6 fine-tuned on the labelled-
+# 9. Generation 12 (2026-12-06, the network `g15`, the default until generation 13): generation 6 fine-tuned on the labelled-
 #    position archive (data/labels/: 1.15 M positions of generation 6's own games and of its
 #    games against fairy-stockfish at depth 9, one in eight relabelled at depth 11, and 0.18 M
 #    children teacher-only; docs/training.md, "The labelled-position archive"). Those sets were
@@ -141,4 +141,16 @@ threads=1 train_net gen12 --init gen6.mnw --eval-scale 1200 --lambda 0.7 --mirro
     --data g12in/{rest-train93,rest-sp91a-gen6-d9,rest-sp91b-gen6-d9,rest-sp92-gen6-d9,rest-vs1-train,rest-vs2-train,rest-s4-d9,rest-s4-part-d9,d11-games,s95rest-d9,s3-d9,s4-d9-a,s4-d9-b}.hcpe \
     --teacher-only g12in/{rest-children-d9,d11-children,vsc-d9}.hcpe \
     --val arch/{val,vs1-val,vs2-val}.hcpe
-step "done: $work/gen12.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
+# 10. Generation 13 (2026-12-06, the network `g16b`, the shipped default): generation 12 fine-tuned
+#     the same way on the same files plus generation 12's own games from the archive
+#     (sp121..sp126-gen12-d9-s4: 385,149 depth-9 positions, one in four of 16,000 games at
+#     128 simulations), listed twice so they weigh double. One thread, seed 1: sha256 abbe7755…3b57a9.
+#     117-0-83 against generation 12 at 3,000 simulations a move (docs/strength.md, "Generation 13").
+step "generation 13: generation 12 on its own games"
+threads=1 train_net gen13 --init gen12.mnw --eval-scale 1200 --lambda 0.7 --mirror \
+    --epochs 3 --lr 1e-3 --lr-decay 0.7 \
+    --data g12in/{rest-train93,rest-sp91a-gen6-d9,rest-sp91b-gen6-d9,rest-sp92-gen6-d9,rest-vs1-train,rest-vs2-train,rest-s4-d9,rest-s4-part-d9,d11-games,s95rest-d9,s3-d9,s4-d9-a,s4-d9-b}.hcpe \
+        arch/sp12{1,2,3,4,5,6}-gen12-d9-s4.hcpe arch/sp12{1,2,3,4,5,6}-gen12-d9-s4.hcpe \
+    --teacher-only g12in/{rest-children-d9,d11-children,vsc-d9}.hcpe \
+    --val arch/{val,vs1-val,vs2-val}.hcpe
+step "done: $work/gen13.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"

@@ -10,3 +10,9 @@ $S --manaka $M --evalfile $PWD/g16b.mnw --opponent manaka --opponent-evalfile $P
 $S --manaka $M --evalfile $PWD/g16b.mnw --opponent fairy --fairy-skill 20 --games 20 --byoyomi 1000 \
     --seed 1 --json fs20-1s-s1.json --csa fs20-1s-s1.csa &
 wait
+$S --manaka $M --evalfile $PWD/g16b.mnw --opponent fairy --fairy-skill 10 --games 20 --byoyomi 300 --seed 1 --json fs10-300-s1.json --csa fs10-300-s1.csa   # started when the full-strength match ended
+# then Skill 0 and 5 at 300 ms, two at once
+for k in 0 5; do
+    $S --manaka $M --evalfile $PWD/g16b.mnw --opponent fairy --fairy-skill $k --games 20 --byoyomi 300 \
+        --seed 1 --json fs$k-300-s1.json --csa fs$k-300-s1.csa &
+done; wait
