@@ -144,7 +144,8 @@ threads=1 train_net gen12 --init gen6.mnw --eval-scale 1200 --lambda 0.7 --mirro
 # 10. Generation 13 (2026-12-06, the network `g16b`, the shipped default): generation 12 fine-tuned
 #     the same way on the same files plus generation 12's own games from the archive
 #     (sp121..sp126-gen12-d9-s4: 385,149 depth-9 positions, one in four of 16,000 games at
-#     128 simulations), listed twice so they weigh double. One thread, seed 1: sha256 abbe7755…3b57a9.
+#     128 simulations), listed twice so they weigh double. One thread, seed 1: with
+#     generation 12 as --init it gives the shipped file bit for bit (sha256 abbe7755…3b57a9).
 #     117-0-83 against generation 12 at 3,000 simulations a move (docs/strength.md, "Generation 13").
 step "generation 13: generation 12 on its own games"
 threads=1 train_net gen13 --init gen12.mnw --eval-scale 1200 --lambda 0.7 --mirror \
