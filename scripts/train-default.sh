@@ -131,16 +131,16 @@ train_net gen6 --init gen4.mnw --data sp7mix-train.hcpe sp6-train.hcpe sp5-train
 #    the shipped file bit for bit (sha256 8a339a39…d58135). 381-0-319 against generation 6 at
 #    3,000 simulations a move (docs/strength.md, "Generation 12").
 step "generation 12 from the archive"
-if [ ! -f arch/done ]; then
-    python3 "$root/scripts/dataset.py" unpack --all --to arch
-    python3 "$root/docs/history/2026-12-06-d19/inputs.py" arch g12in
-    touch arch/done
-fi
-threads=1 train_net gen12 --init gen6.mnw --eval-scale 1200 --lambda 0.7 --mirror \
-    --epochs 3 --lr 1e-3 --lr-decay 0.7 \
-    --data g12in/{rest-train93,rest-sp91a-gen6-d9,rest-sp91b-gen6-d9,rest-sp92-gen6-d9,rest-vs1-train,rest-vs2-train,rest-s4-d9,rest-s4-part-d9,d11-games,s95rest-d9,s3-d9,s4-d9-a,s4-d9-b}.hcpe \
-    --teacher-only g12in/{rest-children-d9,d11-children,vsc-d9}.hcpe \
-    --val arch/{val,vs1-val,vs2-val}.hcpe
+# Unpacking checks each file already there against the manifest's sha256 and keeps it, so it
+# runs every time (seconds): a work directory from before a set was archived gets it too.
+python3 "$root/scripts/dataset.py" unpack --all --to arch
+# inputs.py writes vsc-d9.hcpe last (each file atomically): its presence means it finished.
+[ -f g12in/vsc-d9.hcpe ] || python3 "$root/docs/history/2026-12-06-d19/inputs.py" arch g12in
+# The files and flags steps 9 and 10 share (step 10 adds generation 12's games to the data).
+archive_data=(g12in/{rest-train93,rest-sp91a-gen6-d9,rest-sp91b-gen6-d9,rest-sp92-gen6-d9,rest-vs1-train,rest-vs2-train,rest-s4-d9,rest-s4-part-d9,d11-games,s95rest-d9,s3-d9,s4-d9-a,s4-d9-b}.hcpe)
+archive_flags=(--eval-scale 1200 --lambda 0.7 --mirror --epochs 3 --lr 1e-3 --lr-decay 0.7
+    --teacher-only g12in/{rest-children-d9,d11-children,vsc-d9}.hcpe --val arch/{val,vs1-val,vs2-val}.hcpe)
+threads=1 train_net gen12 --init gen6.mnw "${archive_flags[@]}" --data "${archive_data[@]}"
 # 10. Generation 13 (2026-12-06, the network `g16b`, the shipped default): generation 12 fine-tuned
 #     the same way on the same files plus generation 12's own games from the archive
 #     (sp121..sp126-gen12-d9-s4: 385,149 depth-9 positions, one in four of 16,000 games at
@@ -148,10 +148,7 @@ threads=1 train_net gen12 --init gen6.mnw --eval-scale 1200 --lambda 0.7 --mirro
 #     generation 12 as --init it gives the shipped file bit for bit (sha256 abbe7755…3b57a9).
 #     117-0-83 against generation 12 at 3,000 simulations a move (docs/strength.md, "Generation 13").
 step "generation 13: generation 12 on its own games"
-threads=1 train_net gen13 --init gen12.mnw --eval-scale 1200 --lambda 0.7 --mirror \
-    --epochs 3 --lr 1e-3 --lr-decay 0.7 \
-    --data g12in/{rest-train93,rest-sp91a-gen6-d9,rest-sp91b-gen6-d9,rest-sp92-gen6-d9,rest-vs1-train,rest-vs2-train,rest-s4-d9,rest-s4-part-d9,d11-games,s95rest-d9,s3-d9,s4-d9-a,s4-d9-b}.hcpe \
-        arch/sp12{1,2,3,4,5,6}-gen12-d9-s4.hcpe arch/sp12{1,2,3,4,5,6}-gen12-d9-s4.hcpe \
-    --teacher-only g12in/{rest-children-d9,d11-children,vsc-d9}.hcpe \
-    --val arch/{val,vs1-val,vs2-val}.hcpe
+gen12_games=(arch/sp12{1,2,3,4,5,6}-gen12-d9-s4.hcpe)
+threads=1 train_net gen13 --init gen12.mnw "${archive_flags[@]}" \
+    --data "${archive_data[@]}" "${gen12_games[@]}" "${gen12_games[@]}"
 step "done: $work/gen13.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
