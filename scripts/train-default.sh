@@ -3,8 +3,8 @@
 # material self-play → fairy-stockfish labels → a first net → its self-play → labels → the
 # generation-2 default → its self-play → labels → generation 3 → its self-play → labels →
 # generation 4 → its self-play → deeper labels → generation 6 → fine-tuned on the archive of its
-# labelled games → generation 12 (the network `g15`) → on its own games → generation 13 (`g16b`), the shipped default. These are
-# the commands, seeds and settings the shipped net was made with (docs/training.md, "The
+# labelled games → generation 12 (the network `g15`) → on its own games → generation 13 (`g16b`)
+# → on its own games → generation 14 (`g17b`), the shipped default. These are the commands, seeds and settings the shipped net was made with (docs/training.md, "The
 # trained default: recipe"); about 7 h on 2 cores, 85% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
 # training resume where they stopped, so the script can simply be run again after an
 # interruption.
@@ -141,7 +141,7 @@ archive_data=(g12in/{rest-train93,rest-sp91a-gen6-d9,rest-sp91b-gen6-d9,rest-sp9
 archive_flags=(--eval-scale 1200 --lambda 0.7 --mirror --epochs 3 --lr 1e-3 --lr-decay 0.7
     --teacher-only g12in/{rest-children-d9,d11-children,vsc-d9}.hcpe --val arch/{val,vs1-val,vs2-val}.hcpe)
 threads=1 train_net gen12 --init gen6.mnw "${archive_flags[@]}" --data "${archive_data[@]}"
-# 10. Generation 13 (2026-12-06, the network `g16b`, the shipped default): generation 12 fine-tuned
+# 10. Generation 13 (2026-12-06, the network `g16b`, the default until generation 14): generation 12 fine-tuned
 #     the same way on the same files plus generation 12's own games from the archive
 #     (sp121..sp126-gen12-d9-s4: 385,149 depth-9 positions, one in four of 16,000 games at
 #     128 simulations), listed twice so they weigh double. One thread, seed 1: with
@@ -151,4 +151,13 @@ step "generation 13: generation 12 on its own games"
 gen12_games=(arch/sp12{1,2,3,4,5,6}-gen12-d9-s4.hcpe)
 threads=1 train_net gen13 --init gen12.mnw "${archive_flags[@]}" \
     --data "${archive_data[@]}" "${gen12_games[@]}" "${gen12_games[@]}"
-step "done: $work/gen13.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
+# 11. Generation 14 (2026-12-07, the network `g17b`, the shipped default): generation 13 fine-tuned
+#     the same way on step 10's files plus generation 13's own games from the archive
+#     (sp131..sp134-gen13-d9-s4: 272,657 depth-9 positions, one in four of 11,200 games at
+#     128 simulations), both generations' games listed twice. One thread, seed 1.
+#     114-1-85 against generation 13 at 3,000 simulations a move (docs/strength.md, "Generation 14").
+step "generation 14: generation 13 on its own games"
+gen13_games=(arch/sp13{1,2,3,4}-gen13-d9-s4.hcpe)
+threads=1 train_net gen14 --init gen13.mnw "${archive_flags[@]}" \
+    --data "${archive_data[@]}" "${gen12_games[@]}" "${gen12_games[@]}" "${gen13_games[@]}" "${gen13_games[@]}"
+step "done: $work/gen14.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
