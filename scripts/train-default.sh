@@ -4,10 +4,11 @@
 # generation-2 default → its self-play → labels → generation 3 → its self-play → labels →
 # generation 4 → its self-play → deeper labels → generation 6 → fine-tuned on the archive of its
 # labelled games → generation 12 (the network `g15`) → on its own games → generation 13 (`g16b`)
-# → on its own games → generation 14 (`g17b`), the shipped default. These are the commands, seeds and settings the shipped net was made with (docs/training.md, "The
-# trained default: recipe"); about 7 h on 2 cores, 85% of it fairy-stockfish labelling. Every step is skipped when its output exists, and labelling and
-# training resume where they stopped, so the script can simply be run again after an
-# interruption.
+# → on its own games → generation 14 (`g17b`), the shipped default. These are the commands,
+# seeds and settings the shipped net was made with (docs/training.md, "The trained default:
+# recipe"); about 7 h on 2 cores, 85% of it fairy-stockfish labelling. Every step is skipped
+# when its output exists, and labelling and training resume where they stopped, so the script
+# can simply be run again after an interruption.
 #
 #   scripts/train-default.sh [WORK_DIR]        (default: ./default-net)
 #
@@ -136,7 +137,7 @@ step "generation 12 from the archive"
 python3 "$root/scripts/dataset.py" unpack --all --to arch
 # inputs.py writes vsc-d9.hcpe last (each file atomically): its presence means it finished.
 [ -f g12in/vsc-d9.hcpe ] || python3 "$root/docs/history/2026-12-06-d19/inputs.py" arch g12in
-# The files and flags steps 9 and 10 share (step 10 adds generation 12's games to the data).
+# The files and flags steps 9-11 share (steps 10 and 11 add each generation's own games).
 archive_data=(g12in/{rest-train93,rest-sp91a-gen6-d9,rest-sp91b-gen6-d9,rest-sp92-gen6-d9,rest-vs1-train,rest-vs2-train,rest-s4-d9,rest-s4-part-d9,d11-games,s95rest-d9,s3-d9,s4-d9-a,s4-d9-b}.hcpe)
 archive_flags=(--eval-scale 1200 --lambda 0.7 --mirror --epochs 3 --lr 1e-3 --lr-decay 0.7
     --teacher-only g12in/{rest-children-d9,d11-children,vsc-d9}.hcpe --val arch/{val,vs1-val,vs2-val}.hcpe)
