@@ -155,7 +155,8 @@ threads=1 train_net gen13 --init gen12.mnw "${archive_flags[@]}" \
 # 11. Generation 14 (2026-12-07, the network `g17b`, the shipped default): generation 13 fine-tuned
 #     the same way on step 10's files plus generation 13's own games from the archive
 #     (sp131..sp134-gen13-d9-s4: 272,657 depth-9 positions, one in four of 11,200 games at
-#     128 simulations), both generations' games listed twice. One thread, seed 1.
+#     128 simulations), both generations' games listed twice. One thread, seed 1: with
+#     generation 13 as --init it gives the shipped file bit for bit (sha256 7971f092…f54a3e).
 #     114-1-85 against generation 13 at 3,000 simulations a move (docs/strength.md, "Generation 14").
 step "generation 14: generation 13 on its own games"
 gen13_games=(arch/sp13{1,2,3,4}-gen13-d9-s4.hcpe)
