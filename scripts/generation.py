@@ -31,7 +31,6 @@ To embed a better child: cp DIR/net.mnw manaka-runtime/nets/default.mnw (and rec
 
 import argparse
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -39,7 +38,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from study import elo_text, play_matches, read_log, run_json, train_resumable  # noqa: E402  (the scripts' one home)
+from study import elo_text, finite, play_matches, read_log, run_json, total, train_resumable  # noqa: E402  (the scripts' one home)
 from dataset import ARCHIVE, HCPE_BYTES, DatasetError, is_archived, unpack_file, write_atomically  # noqa: E402
 
 
@@ -61,19 +60,6 @@ def concatenate(parts, path):
             with open(p, "rb") as f:
                 shutil.copyfileobj(f, out)
     os.replace(tmp, path)
-
-
-def total(results):
-    """The sum of several strength.py summaries, with its Elo and interval."""
-    from strength import summarize  # needs cshogi, as the matches do
-    w = sum(r["wins"] for r in results)
-    d = sum(r["draws"] for r in results)
-    l = sum(r["losses"] for r in results)
-    return summarize(w, d, l)
-
-
-def finite(v):
-    return None if isinstance(v, float) and math.isinf(v) else v
 
 
 def main():

@@ -103,6 +103,20 @@ def play_matches(jobs, lanes=1, who="study"):
             os.replace(out + ".tmp", out)
 
 
+def total(results):
+    """The sum of several strength.py summaries, with its Elo and interval."""
+    from strength import summarize  # needs cshogi, as the matches do
+    w = sum(r["wins"] for r in results)
+    d = sum(r["draws"] for r in results)
+    l = sum(r["losses"] for r in results)
+    return summarize(w, d, l)
+
+
+def finite(v):
+    """JSON has no infinity: an unbounded Elo (a sweep, an interval leaving [0, 1]) is written as null."""
+    return None if isinstance(v, float) and math.isinf(v) else v
+
+
 def elo_text(v, side):
     """An Elo figure; strength.py writes an unbounded one (a sweep, an interval leaving [0, 1])
     as null or ±Infinity."""
@@ -110,7 +124,8 @@ def elo_text(v, side):
         if side == 0 and isinstance(v, float):
             return "+∞" if v > 0 else "−∞"
         return "−∞" if side < 0 else "+∞"
-    return f"{v + 0.0:+.0f}"  # + 0.0: an even score reads +0, not -0
+    # + 0.0: an even score reads +0, not -0; a negative figure takes the minus sign the docs use.
+    return f"{v + 0.0:+.0f}".replace("-", "\u2212")
 
 
 def bradley_terry(names, results, iterations=2000):
