@@ -54,9 +54,30 @@ fn a_candidate_is_measured_reported_and_resumed() {
             .arg(&parent)
             .arg("--out")
             .arg(&out_dir)
-            .args(["--fixed-seeds", "1,2", "--fixed-games", "2", "--simulations", "16"])
-            .args(["--clock-seeds", "3", "--clock-games", "2", "--byoyomi", "100"])
-            .args(["--fairy", "0:100", "--fairy-games", "2", "--all", "--fairy-engine"])
+            .args([
+                "--fixed-seeds",
+                "1,2",
+                "--fixed-games",
+                "2",
+                "--simulations",
+                "16",
+            ])
+            .args([
+                "--clock-seeds",
+                "3",
+                "--clock-games",
+                "2",
+                "--byoyomi",
+                "100",
+            ])
+            .args([
+                "--fairy",
+                "0:100",
+                "--fairy-games",
+                "2",
+                "--all",
+                "--fairy-engine",
+            ])
             .arg(&fairy)
             .args(extra)
             .output()
@@ -88,7 +109,10 @@ fn a_candidate_is_measured_reported_and_resumed() {
         assert_eq!(sum, [n("wins"), n("draws"), n("losses")], "{r}");
         let (w, d, l) = (n("wins") as f64, n("draws") as f64, n("losses") as f64);
         if (w > 0.0 && l > 0.0) || d > 0.0 {
-            assert!((r["elo"].as_f64().unwrap() - elo(w, d, l)).abs() < 1e-6, "{r}");
+            assert!(
+                (r["elo"].as_f64().unwrap() - elo(w, d, l)).abs() < 1e-6,
+                "{r}"
+            );
         } else {
             assert!(r["elo"].is_null(), "a sweep's Elo is unbounded: {r}");
         }
@@ -116,7 +140,10 @@ fn a_candidate_is_measured_reported_and_resumed() {
     let out = run(&[]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!stderr.contains("$ "), "a resumed run replayed a match: {stderr}");
+    assert!(
+        !stderr.contains("$ "),
+        "a resumed run replayed a match: {stderr}"
+    );
     // A lost summary: that match alone is played again.
     std::fs::remove_file(file("fixed-s2.json")).unwrap();
     let out = run(&[]);
