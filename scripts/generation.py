@@ -19,14 +19,16 @@ output is there, so an interrupted generation resumes by running the same comman
                    and, with --fairy-skills, against fairy-stockfish at those Skill Levels
   6. report        generation.json (every figure and the commands) and generation.md (the
                    rows for docs/history.md and docs/strength.md) — and the verdict: the child
-                   is better only when its interval against the parent clears zero
+                   is better only when its interval against the parent clears zero; whether
+                   it replaces the default is scripts/candidate.py's decision (its two gates)
 
 Generation 8, as run on 2026-12-02 (12 minutes of self-play and 40 of labels on 2 cores):
 
   scripts/generation.py --manaka target/release/manaka --parent manaka-runtime/nets/default.mnw \\
       --out gen8 --games 1600 --simulations 128 --selfplay-seed 81 --depth 9
 
-To embed a better child: cp DIR/net.mnw manaka-runtime/nets/default.mnw (and record it).
+To embed a better child: judge it with scripts/candidate.py; if it passes both gates,
+cp DIR/net.mnw manaka-runtime/nets/default.mnw (and record it).
 """
 
 import argparse
@@ -245,7 +247,9 @@ def main():
         p = results[0]
         low, high = p["elo_low"], p["elo_high"]
         if low is not None and low > 0:
-            verdict = "better than its parent: embed it (cp {} manaka-runtime/nets/default.mnw)".format(net)
+            # A first look: the decision is the two gates of scripts/candidate.py (docs/strength.md).
+            verdict = ("better than its parent at this budget: judge it with scripts/candidate.py --candidate {} "
+                       "before embedding it").format(net)
         elif high is not None and high < 0:
             verdict = "worse than its parent: keep the parent"
         else:
