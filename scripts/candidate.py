@@ -19,8 +19,8 @@ when it is there, so an interrupted run resumes by running the same command agai
 
 The verdict follows the rule every generation since 15 is judged by: ship only when the
 fixed-simulation interval clears zero over at least 200 games AND the candidate scores more
-than half against its parent on the clock over at least 40 games. A stage whose gate failed
-stops the run (the next stage would be wasted time) unless --all is given.
+than half against its parent on the clock over at least 40 games. A gate not passed (failed,
+or too few games to say) stops the run (the next stage would be wasted time) unless --all.
 
   scripts/candidate.py --manaka target/release/manaka --candidate g19a.mnw \\
       --parent manaka-runtime/nets/default.mnw --out cand-g19a \\
@@ -37,7 +37,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from study import elo_text, finite, play_matches, total  # noqa: E402  (the scripts' one home)
+from study import finite, play_matches, result_cells, total  # noqa: E402  (the scripts' one home)
 from dataset import write_atomically  # noqa: E402
 
 # The decision rule (docs/strength.md, "How a candidate is judged").
@@ -180,10 +180,12 @@ def main():
                 print(f"{key}: {' '.join(cmd)} --json {summary}")
         return 0
 
-    results, judged, stopped = [], {}, None
+    results, judged = [], {}
     for key, opponent, budget, jobs in stages:
         if not jobs:
             continue
+        # A gate not passed (failed, or too few games to say) stops the run unless --all.
+        stopped = any(passed is not True for passed, _ in judged.values())
         if stopped and not args.all:
             break
         play_matches([(cmd, summary) for cmd, summary, _ in jobs], args.lanes, who="candidate")
@@ -198,10 +200,8 @@ def main():
             judged["fixed"] = judge_fixed(t)
         elif key == "clock":
             judged["clock"] = judge_clock(t)
-        if key in judged and judged[key][0] is not True:
-            stopped = judged[key][1]
     decision = verdict(judged.get("fixed"), judged.get("clock"))
-    if stopped and not args.all and len(results) < sum(1 for s in stages if s[3]):
+    if len(results) < sum(1 for s in stages if s[3]):
         decision += " (later stages not played; --all plays them)"
 
     report = {"name": name, "candidate": candidate, "parent": parent, "verdict": decision,
@@ -215,9 +215,7 @@ def main():
           "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         seeds = f" (seed{'s' if len(r['seeds']) > 1 else ''} {', '.join(map(str, r['seeds']))}: {', '.join(r['per_seed'])})"
-        md.append(f"| `{name}`{seeds} | {r['opponent']} | {r['budget']} | {r['games']} | {r['wins']} | "
-                  f"{r['draws']} | {r['losses']} | {r['score']:.3f} | {elo_text(r['elo'], 0)} "
-                  f"[{elo_text(r['elo_low'], -1)}, {elo_text(r['elo_high'], 1)}] |")
+        md.append(f"| `{name}`{seeds} | {r['opponent']} | {r['budget']} | {result_cells(r)} |")
     md += ["", f"Verdict: {decision}.", "", "```sh", report["command"], "```", ""]
     write_atomically(path("candidate.md"), "\n".join(md).encode())
     print("\n".join(md))

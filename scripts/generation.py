@@ -40,7 +40,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from study import elo_text, finite, play_matches, read_log, run_json, total, train_resumable  # noqa: E402  (the scripts' one home)
+from study import finite, play_matches, read_log, result_cells, run_json, total, train_resumable  # noqa: E402  (the scripts' one home)
 from dataset import ARCHIVE, HCPE_BYTES, DatasetError, is_archived, unpack_file, write_atomically  # noqa: E402
 
 
@@ -283,9 +283,7 @@ def main():
                "|---|---|---|---|---|---|---|---|---|"]
         for r in results:
             seeds_text = f" (seed{'s' if len(r['seeds']) > 1 else ''} {','.join(map(str, r['seeds']))}: {', '.join(r['per_seed'])})"
-            md.append(f"| {name} | {r['opponent']}{seeds_text} | {args.byoyomi} | {r['games']} | {r['wins']} | "
-                      f"{r['draws']} | {r['losses']} | {r['score']:.3f} | {elo_text(r['elo'], 0)} "
-                      f"[{elo_text(r['elo_low'], -1)}, {elo_text(r['elo_high'], 1)}] |")
+            md.append(f"| {name} | {r['opponent']}{seeds_text} | {args.byoyomi} | {result_cells(r)} |")
         md.append("")
     md += [f"Verdict: {verdict}.", "", "```sh", report["commands"]["generation"], "```", ""]
     write_atomically(path("generation.md"), "\n".join(md).encode())

@@ -128,6 +128,16 @@ def elo_text(v, side):
     return f"{v + 0.0:+.0f}".replace("-", "\u2212")
 
 
+def elo_interval(r):
+    """`+35 [−13, +84]`: a strength.py summary's Elo and its 95% interval, as the docs' tables write it."""
+    return f"{elo_text(r['elo'], 0)} [{elo_text(r['elo_low'], -1)}, {elo_text(r['elo_high'], 1)}]"
+
+
+def result_cells(r):
+    """The `games | W | D | L | score | Elo [95%]` cells of a docs table row for a strength.py summary."""
+    return f"{r['games']} | {r['wins']} | {r['draws']} | {r['losses']} | {r['score']:.3f} | {elo_interval(r)}"
+
+
 def bradley_terry(names, results, iterations=2000):
     """Ratings (Elo, mean 0) maximising the Bradley-Terry likelihood of the pairwise scores,
     draws counted as half a win each way; every pair gets a prior of one drawn game so that a
@@ -361,8 +371,7 @@ def main():
     if pairs:
         md += ["", "| pair | W | D | L | Elo of the first [95%] |", "|---|---|---|---|---|"]
         for (a, b), r in pairs.items():
-            md.append(f"| `{a}` vs `{b}` | {r['wins']} | {r['draws']} | {r['losses']} | "
-                      f"{elo_text(r['elo'], 0)} [{elo_text(r['elo_low'], -1)}, {elo_text(r['elo_high'], 1)}] |")
+            md.append(f"| `{a}` vs `{b}` | {r['wins']} | {r['draws']} | {r['losses']} | {elo_interval(r)} |")
     md += ["", f"Command: `{result['command']}`", ""]
     with open(os.path.join(args.out, "study.md") + ".tmp", "w") as fh:
         fh.write("\n".join(md))
