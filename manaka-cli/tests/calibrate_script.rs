@@ -140,16 +140,7 @@ board.to_hcp(records[1]["hcp"])
 records[1]["eval"], records[1]["gameResult"] = 600, cshogi.WHITE_WIN
 records.tofile(sys.argv[1])
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    oracles::python_ok(script, &[&path]);
     let v = calibrate_json(&[&path]);
     let row = &v["files"][0];
     assert_eq!(row["records"], 2, "{v}");

@@ -1,7 +1,7 @@
 //! `scripts/candidate.py`, the training loop's judgement of a trained candidate against its
 //! parent, as a user runs it on a tiny shape: the fixed-simulation rows, the clock rows, one
 //! fairy-stockfish row, the report with totals that add up and Elo figures computed here by
-//! hand; the resume (nothing replayed; a lost summary alone replayed); and the decision rule
+//! hand (`common::check_match_totals`); the resume (nothing replayed; a lost summary alone replayed); and the decision rule
 //! itself on hand-made totals (docs/strength.md, "How a candidate is judged").
 //! Needs fairy-stockfish and cshogi; skipped with a message when one is missing, unless
 //! MANAKA_REQUIRE_ORACLES=1.
@@ -16,21 +16,6 @@ use std::process::{Command, Output};
 const TEST: &str = "candidate_script";
 const SHAPE: &str = "pair4_d16_o2_h32";
 
-/// −400·log10(1/s − 1), the Elo of a score (docs/strength.md), computed here by hand.
-fn elo(w: f64, d: f64, l: f64) -> f64 {
-    let s = (w + d / 2.0) / (w + d + l);
-    -400.0 * (1.0 / s - 1.0).log10()
-}
-
-fn init(manaka: &str, seed: &str, out: &Path) {
-    let made = Command::new(manaka)
-        .args(["weights", "init", "--shape", SHAPE, "--seed", seed, "-o"])
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(made.status.success());
-}
-
 #[test]
 fn a_candidate_is_measured_reported_and_resumed() {
     let Some(fairy) = oracles::need_fairy_stockfish(TEST) else {
@@ -42,10 +27,15 @@ fn a_candidate_is_measured_reported_and_resumed() {
     let manaka = env!("CARGO_BIN_EXE_manaka");
     let dir = target_scratch(TEST);
     let (child, parent) = (dir.join("child.mnw"), dir.join("parent.mnw"));
-    init(manaka, "1", &child);
-    init(manaka, "2", &parent);
+    for (net, seed) in [(&child, "1"), (&parent, "2")] {
+        let net = net.to_str().unwrap();
+        common::ok(&[
+            "weights", "init", "--shape", SHAPE, "--seed", seed, "-o", net,
+        ]);
+    }
     let out_dir = dir.join("cand");
-    let run = |extra: &[&str]| -> Output {
+    // Every stage, whatever the gates say (`--all`), into `out_dir`; `gated` leaves `--all` out.
+    let run_in = |out: &Path, gated: bool, extra: &[&str]| -> Output {
         Command::new("python3")
             .arg(repo().join("scripts/candidate.py"))
             .args(["--manaka", manaka, "--candidate"])
@@ -53,7 +43,7 @@ fn a_candidate_is_measured_reported_and_resumed() {
             .arg("--parent")
             .arg(&parent)
             .arg("--out")
-            .arg(&out_dir)
+            .arg(out)
             .args([
                 "--fixed-seeds",
                 "1,2",
@@ -70,19 +60,14 @@ fn a_candidate_is_measured_reported_and_resumed() {
                 "--byoyomi",
                 "100",
             ])
-            .args([
-                "--fairy",
-                "0:100",
-                "--fairy-games",
-                "2",
-                "--all",
-                "--fairy-engine",
-            ])
+            .args(["--fairy", "0:100", "--fairy-games", "2", "--fairy-engine"])
             .arg(&fairy)
+            .args(if gated { &[][..] } else { &["--all"][..] })
             .args(extra)
             .output()
             .unwrap()
     };
+    let run = |extra: &[&str]| run_in(&out_dir, false, extra);
     let out = run(&[]);
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "candidate failed: {stderr}");
@@ -97,25 +82,7 @@ fn a_candidate_is_measured_reported_and_resumed() {
         .collect();
     assert_eq!(stages, ["fixed", "clock", "fairy0-100"], "{report}");
     for (r, games) in results.iter().zip([4, 2, 2]) {
-        let n = |k: &str| r[k].as_u64().unwrap();
-        assert_eq!(n("games"), games, "{r}");
-        // The per-seed results add up to the total.
-        let mut sum = [0u64; 3];
-        for s in r["per_seed"].as_array().unwrap() {
-            for (k, v) in s.as_str().unwrap().split('-').enumerate() {
-                sum[k] += v.parse::<u64>().unwrap();
-            }
-        }
-        assert_eq!(sum, [n("wins"), n("draws"), n("losses")], "{r}");
-        let (w, d, l) = (n("wins") as f64, n("draws") as f64, n("losses") as f64);
-        if (w > 0.0 && l > 0.0) || d > 0.0 {
-            assert!(
-                (r["elo"].as_f64().unwrap() - elo(w, d, l)).abs() < 1e-6,
-                "{r}"
-            );
-        } else {
-            assert!(r["elo"].is_null(), "a sweep's Elo is unbounded: {r}");
-        }
+        common::check_match_totals(r, games);
     }
     // The fixed rows ran at the simulation budget asked for, on both sides.
     let command = report["command"].as_str().unwrap();
@@ -156,6 +123,30 @@ fn a_candidate_is_measured_reported_and_resumed() {
         "{stderr}"
     );
 
+    // Without --all a gate not passed stops the run: with the fixed rows' summaries already
+    // there, too few games to decide anything, nothing is played and the clock and fairy
+    // stages are left out of the report.
+    let gated_dir = dir.join("gated");
+    std::fs::create_dir_all(&gated_dir).unwrap();
+    for s in ["fixed-s1.json", "fixed-s2.json"] {
+        std::fs::copy(file(s), gated_dir.join(s)).unwrap();
+    }
+    let out = run_in(&gated_dir, true, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("$ "), "a stopped run played on: {stderr}");
+    let gated: Value =
+        serde_json::from_str(&std::fs::read_to_string(gated_dir.join("candidate.json")).unwrap())
+            .unwrap();
+    assert_eq!(gated["results"].as_array().unwrap().len(), 1, "{gated}");
+    assert!(
+        gated["verdict"]
+            .as_str()
+            .unwrap()
+            .ends_with("(later stages not played; --all plays them)"),
+        "{gated}"
+    );
+
     // Bad input is refused with a message that names it.
     let bad = run(&["--fairy", "30:100"]);
     assert!(!bad.status.success());
@@ -185,17 +176,7 @@ even = verdict(judge_fixed(summarize(100, 0, 100)), None)
 lost = verdict(judge_fixed(summarize(20, 0, 80)), None)
 print(g18d); print(g17b); print(short); print(even); print(lost)
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(repo().join("scripts"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let text = oracles::python_ok(script, &[repo().join("scripts")]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],

@@ -15,12 +15,6 @@ const TEST: &str = "generation_script";
 const SHAPE: &str = "pair4_d16_o2_h32";
 const HCPE: u64 = 38;
 
-/// −400·log10(1/s − 1), the Elo of a score (docs/strength.md), computed here by hand.
-fn elo(w: f64, d: f64, l: f64) -> f64 {
-    let s = (w + d / 2.0) / (w + d + l);
-    -400.0 * (1.0 / s - 1.0).log10()
-}
-
 #[test]
 fn a_generation_plays_labels_trains_measures_and_resumes() {
     let Some(fairy) = oracles::need_fairy_stockfish(TEST) else {
@@ -119,24 +113,7 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
     assert_eq!(results[0]["opponent"], "its parent");
     assert_eq!(results[1]["opponent"], "fairy-stockfish Skill Level 0");
     for (r, games) in results.iter().zip([4, 2]) {
-        let n = |k: &str| r[k].as_u64().unwrap();
-        assert_eq!(n("games"), games, "{r}");
-        assert_eq!(n("wins") + n("draws") + n("losses"), games, "{r}");
-        // The per-seed results add up to the total.
-        let mut sum = [0u64; 3];
-        for s in r["per_seed"].as_array().unwrap() {
-            for (k, v) in s.as_str().unwrap().split('-').enumerate() {
-                sum[k] += v.parse::<u64>().unwrap();
-            }
-        }
-        assert_eq!(sum, [n("wins"), n("draws"), n("losses")], "{r}");
-        let (w, d, l) = (n("wins") as f64, n("draws") as f64, n("losses") as f64);
-        if (w > 0.0 && l > 0.0) || d > 0.0 {
-            let e = r["elo"].as_f64().unwrap();
-            assert!((e - elo(w, d, l)).abs() < 1e-6, "{r}");
-        } else {
-            assert!(r["elo"].is_null(), "a sweep's Elo is unbounded: {r}");
-        }
+        common::check_match_totals(r, games);
     }
     // The verdict follows the interval against the parent.
     let (low, high) = (

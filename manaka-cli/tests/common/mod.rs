@@ -64,6 +64,30 @@ pub fn refused(args: &[&str]) -> String {
     stderr
 }
 
+/// Checks one row of a script's report against the `scripts/strength.py` summaries it adds
+/// up: `games` games (W + D + L of them), per-seed `W-D-L` strings that sum to its totals, and its Elo recomputed
+/// here by hand as −400·log10(1/s − 1) (docs/strength.md), unbounded (null) for a sweep.
+pub fn check_match_totals(r: &Value, games: u64) {
+    let n = |k: &str| r[k].as_u64().unwrap();
+    assert_eq!(n("games"), games, "{r}");
+    assert_eq!(n("wins") + n("draws") + n("losses"), games, "{r}");
+    let mut sum = [0u64; 3];
+    for s in r["per_seed"].as_array().unwrap() {
+        for (k, v) in s.as_str().unwrap().split('-').enumerate() {
+            sum[k] += v.parse::<u64>().unwrap();
+        }
+    }
+    assert_eq!(sum, [n("wins"), n("draws"), n("losses")], "{r}");
+    let (w, d, l) = (n("wins") as f64, n("draws") as f64, n("losses") as f64);
+    if (w > 0.0 && l > 0.0) || d > 0.0 {
+        let s = (w + d / 2.0) / (w + d + l);
+        let elo = -400.0 * (1.0 / s - 1.0).log10();
+        assert!((r["elo"].as_f64().unwrap() - elo).abs() < 1e-6, "{r}");
+    } else {
+        assert!(r["elo"].is_null(), "a sweep's Elo is unbounded: {r}");
+    }
+}
+
 /// The repository's root, where `scripts/` is.
 pub fn repo() -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

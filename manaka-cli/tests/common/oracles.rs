@@ -66,15 +66,11 @@ pub fn need_cshogi(test: &str) -> bool {
     found
 }
 
-/// Whether `mv` is legal after `moves` from the start position, by cshogi (call after
-/// [`need_cshogi`]).
-pub fn cshogi_legal(moves: &[&str], mv: &str) -> bool {
-    let script = format!(
-        "import cshogi\nb = cshogi.Board()\nfor m in {moves:?}: b.push_usi(m)\n\
-         print('{mv}' in [cshogi.move_to_usi(m) for m in b.legal_moves])"
-    );
+/// Runs `python3 -c SCRIPT ARGS…`, which must succeed, and returns what it printed.
+pub fn python_ok<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S]) -> String {
     let out = Command::new("python3")
-        .args(["-c", &script])
+        .args(["-c", script])
+        .args(args)
         .output()
         .unwrap();
     assert!(
@@ -82,5 +78,15 @@ pub fn cshogi_legal(moves: &[&str], mv: &str) -> bool {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap().trim() == "True"
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Whether `mv` is legal after `moves` from the start position, by cshogi (call after
+/// [`need_cshogi`]).
+pub fn cshogi_legal(moves: &[&str], mv: &str) -> bool {
+    let script = format!(
+        "import cshogi\nb = cshogi.Board()\nfor m in {moves:?}: b.push_usi(m)\n\
+         print('{mv}' in [cshogi.move_to_usi(m) for m in b.legal_moves])"
+    );
+    python_ok::<&str>(&script, &[]).trim() == "True"
 }
