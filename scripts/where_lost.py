@@ -18,7 +18,10 @@ move ahead of it and the one after are scored by Manaka's network alone (`manaka
 by the opponent at several depths, and the summary gives each judge's mean and mean absolute
 difference from the deepest search. A network far from even the opponent's depth-1 search
 misjudged the position (evaluation); one that agrees with the shallow searches but not the
-deep ones fell to the horizon (search):
+deep ones fell to the horizon (search). The network's score is put on the opponent's scale first:
+`manaka eval` reports 600 cp per value logit (SPEC §5), while a network trained with
+`--eval-scale S` learned ℓ = teacher cp / S, so its cp is multiplied by S / 600
+(--network-scale, default 1200: the recipe of every generation since 12; 600 for earlier ones):
 
   scripts/where_lost.py --probe-engine /usr/games/fairy-stockfish --manaka target/release/manaka \
       --probe-depths 1,5,9 docs/strength-runs/2026-12-04/gen6pt15-fairy20-1s-s*.csa
@@ -98,7 +101,9 @@ def probe(game_csa, behind_at, args, engine, depths):
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(f"where_lost: manaka eval failed: {r.stderr.strip()}")
-        row = {"ply": len(played), "network": sign * json.loads(r.stdout)["cp"]}
+        cp = json.loads(r.stdout)["cp"]
+        # On the opponent's scale (module docstring); the raw USI figure kept beside it.
+        row = {"ply": len(played), "network": sign * round(cp * args.network_scale / 600), "network_usi_cp": sign * cp}
         for d in depths:
             engine.new_game()
             score = engine.analyse(sfen, played, f"depth {d}")[1]
@@ -118,6 +123,9 @@ def main():
     ap.add_argument("--probe-depths", default="1,5,9", help="comma-separated search depths, shallow to deep")
     ap.add_argument("--manaka", default=None, help="the manaka binary, for --probe-engine")
     ap.add_argument("--evalfile", default=None, help="Manaka's weights for the probe (default: the embedded network)")
+    ap.add_argument("--network-scale", type=float, default=1200.0,
+                    help="teacher centipawns per value logit the network was trained at (manaka train --eval-scale): "
+                         "1200 for generations 12 on, 600 before; its scores are multiplied by this / 600")
     args = ap.parse_args()
     engine, depths = None, []
     if args.probe_engine:
@@ -127,6 +135,8 @@ def main():
             depths = sorted({int(d) for d in args.probe_depths.split(",")})
         except ValueError:
             raise SystemExit(f"where_lost: --probe-depths must be numbers like 1,5,9, not {args.probe_depths!r}")
+        if not (args.network_scale > 0 and args.network_scale < 1e6):
+            raise SystemExit(f"where_lost: --network-scale must be a positive number of centipawns, not {args.network_scale}")
         if not depths or depths[0] < 1:
             raise SystemExit("where_lost: --probe-depths needs at least one depth of 1 or more")
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

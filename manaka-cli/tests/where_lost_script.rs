@@ -189,11 +189,17 @@ fn the_probe_scores_the_losing_decision_with_the_network_and_the_opponent() {
         args.extend_from_slice(moves);
         common::json(&args)["cp"].as_i64().unwrap()
     };
-    assert_eq!(before["network"].as_i64().unwrap(), net(&["7g7f", "3c3d"]));
-    assert_eq!(
-        after["network"].as_i64().unwrap(),
-        -net(&["7g7f", "3c3d", "2g2f"])
-    );
+    // `manaka eval`'s cp (600 per logit) on the teacher's scale: ×1200/600 by default.
+    let (b, a) = (net(&["7g7f", "3c3d"]), -net(&["7g7f", "3c3d", "2g2f"]));
+    assert_eq!(before["network_usi_cp"].as_i64().unwrap(), b);
+    assert_eq!(after["network_usi_cp"].as_i64().unwrap(), a);
+    assert_eq!(before["network"].as_i64().unwrap(), 2 * b);
+    assert_eq!(after["network"].as_i64().unwrap(), 2 * a);
+    // A network of the 600 era (--network-scale 600) is compared as `manaka eval` reports it.
+    let mut at600 = probe.to_vec();
+    at600.extend(["--network-scale", "600"]);
+    let v600 = where_lost(&csa, &at600, &dir.join("probe600.json"));
+    assert_eq!(v600["games"][0]["probe"]["before"]["network"].as_i64().unwrap(), b);
     for d in [1, 3] {
         let key = format!("depth{d}");
         assert_eq!(
