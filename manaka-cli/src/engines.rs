@@ -80,6 +80,7 @@ compiled_shapes! {
     pair16_d128_o3_h512_ks = "pair16_d128_o3_h512_ks",
     pair16_d128_o3_h512_split = "pair16_d128_o3_h512_split",
     pair0_d128_o2_h256_kp = "pair0_d128_o2_h256_kp",
+    pair0_d128_o2_h512_kp = "pair0_d128_o2_h512_kp",
     pair0_d256_o1_h32_h232_halfkp_nnue = "pair0_d256_o1_h32_h232_halfkp_nnue",
     pair0_d256_o1_h32_h232_kp_nnue = "pair0_d256_o1_h32_h232_kp_nnue",
     pair0_d16_o1_h8_halfkp_nnue = "pair0_d16_o1_h8_halfkp_nnue",

@@ -229,3 +229,89 @@ fn help_is_a_manual() {
         assert!(text.contains("manaka "), "{args:?}");
     }
 }
+
+/// `manaka weights widen` as a user runs it: a network grown into a wider head evaluates as
+/// the original (`manaka eval`, value and every policy logit, on the start position and after
+/// two moves), its file verifies as the wider shape, an existing output needs --force, and a
+/// shape that is not a widening is refused with the reason.
+#[test]
+fn widen_keeps_what_the_network_computes() {
+    let dir = Scratch::new("widen");
+    let (small, wide) = (dir.file("small.mnw"), dir.file("wide.mnw"));
+    let (s, w) = (small.as_str(), wide.as_str());
+    common::ok(&[
+        "weights",
+        "init",
+        "--shape",
+        "pair0_d16_o2_h8_kp",
+        "--seed",
+        "3",
+        "-o",
+        s,
+    ]);
+    let v = json(&[
+        "weights",
+        "widen",
+        s,
+        "--shape",
+        "pair0_d16_o2_h24_kp",
+        "--seed",
+        "4",
+        "-o",
+        w,
+        "--json",
+    ]);
+    assert_eq!(v["from"], "pair0_d16_o2_h8_kp");
+    assert_eq!(v["shape"], "pair0_d16_o2_h24_kp");
+    common::ok(&["weights", "verify", w, "--shape", "pair0_d16_o2_h24_kp"]);
+    for moves in [&[][..], &["7g7f", "3c3d"][..]] {
+        let eval = |file: &str| {
+            let mut args = vec!["eval", "--weights", file, "--json"];
+            if !moves.is_empty() {
+                args.push("--moves");
+                args.extend_from_slice(moves);
+            }
+            json(&args)
+        };
+        let (a, b) = (eval(s), eval(w));
+        let logit = |v: &Value| v["value_logit"].as_f64().unwrap();
+        assert!(
+            (logit(&a) - logit(&b)).abs() < 1e-5,
+            "{moves:?}: {a} against {b}"
+        );
+        let (pa, pb) = (
+            a["policy"].as_array().unwrap(),
+            b["policy"].as_array().unwrap(),
+        );
+        assert_eq!(pa.len(), pb.len());
+        for (x, y) in pa.iter().zip(pb) {
+            assert_eq!(x["usi"], y["usi"]);
+            let (x, y) = (x["logit"].as_f64().unwrap(), y["logit"].as_f64().unwrap());
+            assert!(
+                (x - y).abs() < 1e-4,
+                "{moves:?}: policy logit {x} against {y}"
+            );
+        }
+    }
+    let line = refused(&[
+        "weights",
+        "widen",
+        s,
+        "--shape",
+        "pair0_d16_o2_h24_kp",
+        "-o",
+        w,
+    ]);
+    assert!(line.contains("--force"), "{line}");
+    let line = refused(&[
+        "weights",
+        "widen",
+        s,
+        "--shape",
+        "pair0_d32_o2_h8_kp",
+        "-o",
+        w,
+        "--force",
+    ]);
+    assert!(line.contains("only the hidden widths"), "{line}");
+}

@@ -31,6 +31,7 @@ enum WeightsCommand {
     Init(InitArgs),
     Inspect(InspectArgs),
     Verify(VerifyArgs),
+    Widen(WidenArgs),
     ExportNnue(nnue::ExportArgs),
     ImportNnue(nnue::ImportArgs),
 }
@@ -105,11 +106,45 @@ struct VerifyArgs {
     json: bool,
 }
 
+/// Grow a trained network into wider hidden layers, computing exactly what it computed.
+///
+/// The wider shape may differ from the file's only in its hidden widths (`hN`, `h2N`), each
+/// the same or larger. The new hidden units get the wider shape's random initialisation
+/// (`--seed`, as `manaka weights init`) for their incoming weights, and every weight that
+/// reads them starts at zero, so the widened network evaluates as the original (function-
+/// preserving widening, Net2Net) until training — `manaka train --shape WIDE --init OUT` —
+/// puts the new units to use. A way to give a trained lineage a larger head without starting
+/// from random weights (docs/training.md, "A wider head").
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+    manaka weights widen gen14.mnw --shape pair0_d128_o2_h512_kp -o wide.mnw\n  \
+    manaka train --shape pair0_d128_o2_h512_kp --init wide.mnw --data … --out wide-ft.mnw")]
+struct WidenArgs {
+    /// The trained weight file.
+    file: PathBuf,
+    /// The wider shape, e.g. pair0_d128_o2_h512_kp for a pair0_d128_o2_h256_kp file.
+    #[arg(long)]
+    shape: String,
+    /// Seed of the new units' incoming weights (any u64).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Output file (written atomically).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: PathBuf,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Print one JSON object: {path, from, shape, seed, params, file_bytes, checksum}.
+    #[arg(long)]
+    json: bool,
+}
+
 pub fn run(args: Args) -> Result<()> {
     match args.command {
         WeightsCommand::Init(args) => init_file(args),
         WeightsCommand::Inspect(args) => inspect(args),
         WeightsCommand::Verify(args) => verify(args),
+        WeightsCommand::Widen(args) => widen_file(args),
         WeightsCommand::ExportNnue(args) => nnue::export(args),
         WeightsCommand::ImportNnue(args) => nnue::import(args),
     }
@@ -181,6 +216,40 @@ fn init_file(args: InitArgs) -> Result<()> {
             args.seed,
             group(shape.param_count()),
             human(file_bytes),
+        );
+    }
+    Ok(())
+}
+
+fn widen_file(args: WidenArgs) -> Result<()> {
+    let shape = parse_shape(&args.shape)?;
+    refuse_existing(&args.output, args.force)?;
+    let source = open(&args.file, None)?;
+    let widened = manaka_runtime::weights::widen(&source, &shape, args.seed)?;
+    let checksum = manaka_runtime::weights::write_file(&args.output, &widened)
+        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    let file_bytes = std::fs::metadata(&args.output)
+        .map(|m| m.len())
+        .unwrap_or(0);
+    let from = manaka_runtime::weights::TensorSource::shape(&source).to_string();
+    if args.json {
+        let v = serde_json::json!({
+            "path": args.output.display().to_string(),
+            "from": from,
+            "shape": shape.to_string(),
+            "seed": args.seed,
+            "params": shape.param_count(),
+            "file_bytes": file_bytes,
+            "checksum": format!("{checksum:016x}"),
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "wrote {}: {from} widened to {shape} ({} params, {}), new units seeded {}, xxh64 {checksum:016x}",
+            args.output.display(),
+            group(shape.param_count()),
+            human(file_bytes),
+            args.seed,
         );
     }
     Ok(())

@@ -201,6 +201,13 @@ pub enum WeightsError {
 
     #[error("`{}` is not a file path", path.display())]
     NotAFilePath { path: PathBuf },
+
+    #[error("cannot widen `{from}` into `{to}`: {why}")]
+    CannotWiden {
+        from: String,
+        to: String,
+        why: String,
+    },
 }
 
 /// What to do with a YaneuraOu nn.bin given where an MNW1 file is read: its first word is

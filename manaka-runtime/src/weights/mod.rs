@@ -8,7 +8,8 @@
 //! - [`WeightSet`]: owned tensors (random initialisation, training, tests).
 //!
 //! [`WeightWriter`] writes a file streaming and atomically; [`init`] makes reproducible random
-//! weights from a seed. See `docs/weights.md` for the layout and the checks.
+//! weights from a seed; [`widen`] grows trained weights into wider hidden layers. See
+//! `docs/weights.md` for the layout and the checks.
 //!
 //! ```no_run
 //! use manaka_runtime::weights::{self, TensorSource, WeightFile};
@@ -26,10 +27,12 @@ mod error;
 pub mod format;
 pub mod init;
 mod reader;
+mod widen;
 mod writer;
 
 pub use error::WeightsError;
 pub use reader::WeightFile;
+pub use widen::widen;
 pub(crate) use writer::sync_dir;
 pub use writer::{StagedWeights, WeightWriter, encode, write_file, write_file_staged};
 
