@@ -27,7 +27,10 @@ fn every_script_with_a_shebang_is_executable() {
             not_executable.push(path.file_name().unwrap().to_string_lossy().into_owned());
         }
     }
-    assert!(checked >= 10, "only {checked} scripts with a #! line under {dir:?}");
+    assert!(
+        checked >= 10,
+        "only {checked} scripts with a #! line under {dir:?}"
+    );
     assert!(
         not_executable.is_empty(),
         "scripts with a #! line but no executable bit (chmod +x, and commit the mode): {not_executable:?}"

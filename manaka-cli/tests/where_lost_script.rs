@@ -199,7 +199,12 @@ fn the_probe_scores_the_losing_decision_with_the_network_and_the_opponent() {
     let mut at600 = probe.to_vec();
     at600.extend(["--network-scale", "600"]);
     let v600 = where_lost(&csa, &at600, &dir.join("probe600.json"));
-    assert_eq!(v600["games"][0]["probe"]["before"]["network"].as_i64().unwrap(), b);
+    assert_eq!(
+        v600["games"][0]["probe"]["before"]["network"]
+            .as_i64()
+            .unwrap(),
+        b
+    );
     for d in [1, 3] {
         let key = format!("depth{d}");
         assert_eq!(
