@@ -33,8 +33,10 @@ data=(rest-train93.hcpe rest-sp91a-gen6-d9.hcpe rest-sp91b-gen6-d9.hcpe rest-sp9
       rest-vs1-train.hcpe rest-vs2-train.hcpe rest-s4-d9.hcpe rest-s4-part-d9.hcpe d11-games.hcpe
       s95rest-d9.hcpe s3-d9.hcpe s4-d9-a.hcpe s4-d9-b.hcpe "${recent[@]}"
       --teacher-only rest-children-d9.hcpe d11-children.hcpe vsc-d9.hcpe $B/broad-d5.hcpe $B/broad-d5.hcpe)
-$M train --shape $SHAPE --init $INIT --out $out/$NAME.mnw --log $out/$NAME.jsonl \
+# A run stopped part way resumes from its checkpoint (--resume takes the place of --init).
+start=(--init $INIT); [ -f $out/$NAME.mnw.state ] && start=(--resume)
+$M train --shape $SHAPE "${start[@]}" --out $out/$NAME.mnw --log $out/$NAME.jsonl \
   --data "${data[@]}" \
   --val /work/arch/val.hcpe /work/arch/vs1-val.hcpe /work/arch/vs2-val.hcpe \
   --eval-scale 1200 --lambda 0.7 --mirror --epochs 3 --lr 1e-3 --lr-decay 0.7 \
-  --seed 1 --threads ${THREADS:-1} > $out/$NAME.log 2>&1
+  --seed 1 --threads ${THREADS:-1} >> $out/$NAME.log 2>&1
