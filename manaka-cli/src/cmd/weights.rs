@@ -6,7 +6,7 @@ mod nnue;
 use super::shape::{group, human, parse_shape};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use manaka_runtime::weights::{WeightFile, format::VERSION, init};
+use manaka_runtime::weights::{self, TensorSource, WeightFile, format::VERSION, init};
 use manaka_shapes::Shape;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -53,12 +53,8 @@ struct InitArgs {
     /// Random seed (any u64).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Output file.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: PathBuf,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    force: bool,
+    #[command(flatten)]
+    out: OutputFile,
     /// Print one JSON object: {path, shape, seed, params, file_bytes, checksum, seconds}.
     #[arg(long)]
     json: bool,
@@ -128,12 +124,8 @@ struct WidenArgs {
     /// Seed of the new units' incoming weights (any u64).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Output file (written atomically).
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: PathBuf,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    force: bool,
+    #[command(flatten)]
+    out: OutputFile,
     /// Print one JSON object: {path, from, shape, seed, params, file_bytes, checksum}.
     #[arg(long)]
     json: bool,
@@ -176,31 +168,51 @@ fn open(path: &Path, expected: Option<&Shape>) -> Result<WeightFile> {
     file.with_context(|| format!("`{}` refused", path.display()))
 }
 
-/// An output file is replaced only with --force.
-fn refuse_existing(path: &Path, force: bool) -> Result<()> {
-    if path.exists() && !force {
-        bail!("`{}` exists; pass --force to replace it", path.display());
+/// The file a command writes (`-o FILE`, atomically: never half-written) and whether an
+/// existing one may be replaced (`--force`); every writing subcommand flattens it in.
+#[derive(clap::Args)]
+pub(super) struct OutputFile {
+    /// The file to write (atomically: FILE is never left half-written).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    path: PathBuf,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+impl OutputFile {
+    /// The path to write, refused while a file is there and --force was not given.
+    pub(super) fn writable(&self) -> Result<&Path> {
+        if self.path.exists() && !self.force {
+            bail!(
+                "`{}` exists; pass --force to replace it",
+                self.path.display()
+            );
+        }
+        Ok(&self.path)
     }
-    Ok(())
+
+    /// The written file's size (0 if it cannot be read back).
+    fn bytes(&self) -> u64 {
+        std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
+    }
 }
 
 fn init_file(args: InitArgs) -> Result<()> {
     let shape = parse_shape(&args.shape)?;
-    refuse_existing(&args.output, args.force)?;
+    let output = args.out.writable()?;
     let start = Instant::now();
     let bar = progress_bar(shape.bytes(), "writing");
-    let written = init::write_random(&args.output, &shape, args.seed, &mut |done, _| {
+    let written = init::write_random(output, &shape, args.seed, &mut |done, _| {
         bar.set_position(done)
     });
     bar.finish_and_clear();
-    let checksum = written.with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    let checksum = written.with_context(|| format!("cannot write `{}`", output.display()))?;
     let seconds = start.elapsed().as_secs_f64();
-    let file_bytes = std::fs::metadata(&args.output)
-        .map(|m| m.len())
-        .unwrap_or(0);
+    let file_bytes = args.out.bytes();
     if args.json {
         let v = serde_json::json!({
-            "path": args.output.display().to_string(),
+            "path": output.display().to_string(),
             "shape": shape.to_string(),
             "seed": args.seed,
             "params": shape.param_count(),
@@ -212,7 +224,7 @@ fn init_file(args: InitArgs) -> Result<()> {
     } else {
         println!(
             "wrote {}: shape {shape}, seed {}, {} params, {}, xxh64 {checksum:016x}, {seconds:.2} s",
-            args.output.display(),
+            output.display(),
             args.seed,
             group(shape.param_count()),
             human(file_bytes),
@@ -223,18 +235,16 @@ fn init_file(args: InitArgs) -> Result<()> {
 
 fn widen_file(args: WidenArgs) -> Result<()> {
     let shape = parse_shape(&args.shape)?;
-    refuse_existing(&args.output, args.force)?;
+    let output = args.out.writable()?;
     let source = open(&args.file, None)?;
-    let widened = manaka_runtime::weights::widen(&source, &shape, args.seed)?;
-    let checksum = manaka_runtime::weights::write_file(&args.output, &widened)
-        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
-    let file_bytes = std::fs::metadata(&args.output)
-        .map(|m| m.len())
-        .unwrap_or(0);
-    let from = manaka_runtime::weights::TensorSource::shape(&source).to_string();
+    let widened = weights::widen(&source, &shape, args.seed)?;
+    let checksum = weights::write_file(output, &widened)
+        .with_context(|| format!("cannot write `{}`", output.display()))?;
+    let file_bytes = args.out.bytes();
+    let from = source.shape().to_string();
     if args.json {
         let v = serde_json::json!({
-            "path": args.output.display().to_string(),
+            "path": output.display().to_string(),
             "from": from,
             "shape": shape.to_string(),
             "seed": args.seed,
@@ -246,7 +256,7 @@ fn widen_file(args: WidenArgs) -> Result<()> {
     } else {
         println!(
             "wrote {}: {from} widened to {shape} ({} params, {}), new units seeded {}, xxh64 {checksum:016x}",
-            args.output.display(),
+            output.display(),
             group(shape.param_count()),
             human(file_bytes),
             args.seed,

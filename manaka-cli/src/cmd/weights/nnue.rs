@@ -26,12 +26,9 @@ use std::path::PathBuf;
 pub struct ExportArgs {
     /// The MNW1 weight file (an `nnue` shape).
     file: PathBuf,
-    /// The nn.bin to write.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: PathBuf,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    force: bool,
+    // The nn.bin to write.
+    #[command(flatten)]
+    out: super::OutputFile,
     /// Write values beyond their integer type as its nearest value (a warning per tensor)
     /// instead of refusing; the integer engine then evaluates unlike the float net.
     #[arg(long)]
@@ -59,12 +56,9 @@ pub struct ExportArgs {
 pub struct ImportArgs {
     /// The nn.bin to read.
     file: PathBuf,
-    /// The MNW1 file to write.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: PathBuf,
-    /// Replace FILE if it exists.
-    #[arg(long)]
-    force: bool,
+    // The MNW1 file to write.
+    #[command(flatten)]
+    out: super::OutputFile,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -78,13 +72,13 @@ pub fn export(args: ExportArgs) -> Result<()> {
     nnue::Architecture::of_shape(&shape).map_err(|reason| {
         anyhow::anyhow!("shape {shape} cannot be exported to YaneuraOu's NNUE: {reason}")
     })?;
-    super::refuse_existing(&args.output, args.force)?;
+    let output = args.out.writable()?;
     let saturation = if args.allow_saturation {
         nnue::Saturation::Allow
     } else {
         nnue::Saturation::Refuse
     };
-    let report = nnue::export(&file, &args.output, saturation)
+    let report = nnue::export(&file, output, saturation)
         .with_context(|| format!("cannot export `{}`", args.file.display()))?;
     let arch = report.architecture;
     if args.json {
@@ -98,7 +92,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
             })
             .collect();
         let v = serde_json::json!({
-            "path": args.output.display().to_string(),
+            "path": output.display().to_string(),
             "source": args.file.display().to_string(),
             "shape": shape.to_string(),
             "architecture": arch.name(),
@@ -112,7 +106,7 @@ pub fn export(args: ExportArgs) -> Result<()> {
     }
     println!(
         "wrote {}: {} (hash {:08x}), {} bytes ({})",
-        args.output.display(),
+        output.display(),
         arch.name(),
         arch.hash(),
         group(report.bytes),
@@ -138,18 +132,18 @@ pub fn export(args: ExportArgs) -> Result<()> {
 }
 
 pub fn import(args: ImportArgs) -> Result<()> {
-    super::refuse_existing(&args.output, args.force)?;
+    let output = args.out.writable()?;
     let imported =
         nnue::import(&args.file).with_context(|| format!("`{}` refused", args.file.display()))?;
     let arch = imported.file.architecture;
     let shape = imported.weights.shape().to_string();
-    weights::write_file(&args.output, &imported.weights)
-        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
-    let written = WeightFile::open(&args.output)
-        .with_context(|| format!("cannot read back `{}`", args.output.display()))?;
+    weights::write_file(output, &imported.weights)
+        .with_context(|| format!("cannot write `{}`", output.display()))?;
+    let written = WeightFile::open(output)
+        .with_context(|| format!("cannot read back `{}`", output.display()))?;
     if args.json {
         let v = serde_json::json!({
-            "path": args.output.display().to_string(),
+            "path": output.display().to_string(),
             "source": args.file.display().to_string(),
             "shape": shape,
             "architecture": arch.name(),
@@ -163,7 +157,7 @@ pub fn import(args: ImportArgs) -> Result<()> {
     }
     println!(
         "wrote {}: shape {shape} from {} (hash {:08x}), {}, xxh64 {:016x}; policy zero (an nn.bin has none)",
-        args.output.display(),
+        output.display(),
         arch.name(),
         arch.hash(),
         human(written.file_len()),
