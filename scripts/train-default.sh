@@ -4,9 +4,10 @@
 # generation-2 default → its self-play → labels → generation 3 → its self-play → labels →
 # generation 4 → its self-play → deeper labels → generation 6 → fine-tuned on the archive of its
 # labelled games → generation 12 (the network `g15`) → on its own games → generation 13 (`g16b`)
-# → on its own games → generation 14 (`g17b`), the shipped default. These are the commands,
-# seeds and settings the shipped net was made with (docs/training.md, "The trained default:
-# recipe"); about 7 h on 2 cores, 85% of it fairy-stockfish labelling. Every step is skipped
+# → on its own games → generation 14 (`g17b`) → widened to a 512-unit head, on its own games and
+# on positions one move off them → generation 15 (`g21`), the shipped default. These are the
+# commands, seeds and settings the shipped net was made with (docs/training.md, "The trained
+# default: recipe"); about 8 h on 2 cores, 85% of it fairy-stockfish labelling. Every step is skipped
 # when its output exists, and labelling and training resume where they stopped, so the script
 # can simply be run again after an interruption.
 #
@@ -152,7 +153,7 @@ step "generation 13: generation 12 on its own games"
 gen12_games=(arch/sp12{1,2,3,4,5,6}-gen12-d9-s4.hcpe)
 threads=1 train_net gen13 --init gen12.mnw "${archive_flags[@]}" \
     --data "${archive_data[@]}" "${gen12_games[@]}" "${gen12_games[@]}"
-# 11. Generation 14 (2026-12-07, the network `g17b`, the shipped default): generation 13 fine-tuned
+# 11. Generation 14 (2026-12-07, the network `g17b`, the default until generation 15): generation 13 fine-tuned
 #     the same way on step 10's files plus generation 13's own games from the archive
 #     (sp131..sp134-gen13-d9-s4: 272,657 depth-9 positions, one in four of 11,200 games at
 #     128 simulations), both generations' games listed twice. One thread, seed 1: with
@@ -162,4 +163,20 @@ step "generation 14: generation 13 on its own games"
 gen13_games=(arch/sp13{1,2,3,4}-gen13-d9-s4.hcpe)
 threads=1 train_net gen14 --init gen13.mnw "${archive_flags[@]}" \
     --data "${archive_data[@]}" "${gen12_games[@]}" "${gen12_games[@]}" "${gen13_games[@]}" "${gen13_games[@]}"
-step "done: $work/gen14.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"
+# 12. Generation 15 (2026-12-07, the network `g21`, the shipped default): generation 14 widened to
+#     a 512-unit head (`manaka weights widen`: new units' incoming weights seeded, every weight
+#     reading them zero, so it evaluates exactly as generation 14), fine-tuned the same way on
+#     step 11's files plus generation 14's own games from the archive (sp141..sp145-gen14-d9-s4,
+#     listed twice) and, teacher-only and listed twice, the broad set broad145vs-d5 (485,374
+#     positions one random move off generation 14's games and the versus games, fairy-stockfish
+#     depth 5). One thread, seed 1 (sha256 8340668d…170b55; docs/history/2026-12-07-d25/g20.sh
+#     with NAME=g21 made it). 135-0-65 against generation 14 at 3,000 simulations a move, 22-1-17
+#     at 1 s (docs/strength.md, "Generation 15, third try").
+step "generation 15: generation 14 widened, on its own games and the broad set"
+[ -f gen14-h512.mnw ] || "$manaka" weights widen gen14.mnw --shape pair0_d128_o2_h512_kp --seed 1 -o gen14-h512.mnw
+gen14_games=(arch/sp14{1,2,3,4,5}-gen14-d9-s4.hcpe)
+shape=pair0_d128_o2_h512_kp threads=1 train_net gen15 --init gen14-h512.mnw "${archive_flags[@]}" \
+    --teacher-only arch/broad145vs-d5.hcpe arch/broad145vs-d5.hcpe \
+    --data "${archive_data[@]}" "${gen12_games[@]}" "${gen12_games[@]}" "${gen13_games[@]}" "${gen13_games[@]}" \
+    "${gen14_games[@]}" "${gen14_games[@]}"
+step "done: $work/gen15.mnw (copy it to manaka-runtime/nets/default.mnw to embed it)"

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 manaka_net!(Tiny = "pair0_d8_o1_h8");
 manaka_net!("pair0_d8_o1_h16");
-manaka_net!(Trained = "pair0_d128_o2_h256_kp");
+manaka_net!(Trained = "pair0_d128_o2_h512_kp");
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("library-api");

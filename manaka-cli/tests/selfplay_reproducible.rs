@@ -1,5 +1,5 @@
 //! Issue 16, fault 4: self-play on a compiled network gives the same bytes whatever the
-//! batching. The embedded default network (`pair0_d128_o2_h256_kp`, compiled in) plays the
+//! batching. The embedded default network (`pair0_d128_o2_h512_kp`, compiled in) plays the
 //! same games — byte for byte, every candidate's visit count included — one game at a time
 //! on one evaluator thread, several games at once on two evaluator threads (twice), two
 //! games at a time on two threads with no batch server (each its own evaluator), killed

@@ -91,7 +91,7 @@ fn backend_integer_plays_the_integer_engine_of_nnue_shapes() {
         .expect("a description");
     assert!(
         loaded.starts_with(
-            "info string Backend integer: shape pair0_d128_o2_h256_kp has no integer engine"
+            "info string Backend integer: shape pair0_d128_o2_h512_kp has no integer engine"
         ),
         "{loaded}"
     );

@@ -34,11 +34,11 @@ type KpTwoLayers = Net<
     Head<Then<Dense<Affine<36, 32>, Relu>, Dense<Affine<32, 16>, Relu>>, Value<16>, Policy<16, 0>>,
 >;
 
-/// `pair0_d128_o2_h256_kp` (the trained default network's shape).
+/// `pair0_d128_o2_h512_kp` (the trained default network's shape).
 type Default = Net<
     Kp,
     Manaka<Powers<128, 2, 1>, NoPairs, NoMoments, NoField, false, 256, 512>,
-    Head<Dense<Affine<512, 256>, Relu>, Value<256>, Policy<256, 0>>,
+    Head<Dense<Affine<512, 512>, Relu>, Value<512>, Policy<512, 0>>,
 >;
 
 /// `pair0_d16_o1_h8_h24_halfkp_nnue`, with the first hidden width `H`.
@@ -244,7 +244,7 @@ fn each_precision_is_within_its_bound_of_the_reference() {
     let trained_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("nets/default.mnw");
     let trained: Arc<dyn TensorSource + Send + Sync> =
         Arc::new(crate::weights::WeightFile::open(&trained_path).unwrap());
-    assert_eq!(trained.shape().to_string(), "pair0_d128_o2_h256_kp");
+    assert_eq!(trained.shape().to_string(), "pair0_d128_o2_h512_kp");
     let reference_random = ReferenceNet::new(random.clone()).unwrap();
     let reference_trained = ReferenceNet::new(trained.clone()).unwrap();
     for simd in Simd::available() {
@@ -264,7 +264,7 @@ fn each_precision_is_within_its_bound_of_the_reference() {
                 "{simd} {precision} random: {v} {p}"
             );
             let net =
-                Default::with_precision("pair0_d128_o2_h256_kp", trained.clone(), simd, precision)
+                Default::with_precision("pair0_d128_o2_h512_kp", trained.clone(), simd, precision)
                     .unwrap();
             let (v, p) = precision_errors(&net, &reference_trained, 4, 80);
             eprintln!("{simd} {precision} trained: value {v:.2e}, policy {p:.2e}");

@@ -3,8 +3,8 @@
 //!
 //! A weights argument ([`Weights`]) is a weight file (MNW1, or a YaneuraOu nn.bin told apart by
 //! its first bytes and converted at load, see [`is_nn_bin`]), [`BUILTIN_MATERIAL`], or nothing:
-//! the embedded default, a `pair0_d128_o2_h256_kp` network trained on fairy-stockfish-labelled
-//! self-play positions (`nets/default.mnw`, 3.7 MB, built into the binary; the recipe is in
+//! the embedded default, a `pair0_d128_o2_h512_kp` network trained on fairy-stockfish-labelled
+//! self-play positions (`nets/default.mnw`, 6.4 MB, built into the binary; the recipe is in
 //! docs/training.md). A [`Backend`] says which evaluator runs it. The result
 //! ([`LoadedNetwork`]) is an evaluator factory (the file is memory-mapped once and shared by
 //! every evaluator it makes, one per search thread), a one-line description for people
@@ -76,7 +76,7 @@ type Built = Option<Result<Arc<dyn EvaluatorFactory>, EngineError>>;
 pub const BUILTIN_MATERIAL: &str = "builtin:material";
 
 /// The shape of the embedded default network.
-pub const DEFAULT_SHAPE: &str = "pair0_d128_o2_h256_kp";
+pub const DEFAULT_SHAPE: &str = "pair0_d128_o2_h512_kp";
 
 /// The embedded default network: an MNW1 file of shape [`DEFAULT_SHAPE`] trained as
 /// docs/training.md describes.
