@@ -37,7 +37,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from study import finite, play_matches, result_cells, total  # noqa: E402  (the scripts' one home)
+from study import finite, play_matches, record_text, result_cells, total  # noqa: E402  (the scripts' one home)
 from dataset import write_atomically  # noqa: E402
 
 # The decision rule (docs/strength.md, "How a candidate is judged").
@@ -195,7 +195,7 @@ def main():
                 runs.append((seed, json.load(f)))
         t = total([r for _, r in runs])
         results.append({"stage": key, "opponent": opponent, "budget": budget, "seeds": [s for s, _ in runs],
-                        "per_seed": [f"{r['wins']}-{r['draws']}-{r['losses']}" for _, r in runs], **t})
+                        "per_seed": [record_text(r) for _, r in runs], **t})
         if key == "fixed":
             judged["fixed"] = judge_fixed(t)
         elif key == "clock":

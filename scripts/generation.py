@@ -40,7 +40,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from study import finite, play_matches, read_log, result_cells, run_json, total, train_resumable  # noqa: E402  (the scripts' one home)
+from study import finite, play_matches, record_text, read_log, result_cells, run_json, total, train_resumable  # noqa: E402  (the scripts' one home)
 from dataset import ARCHIVE, HCPE_BYTES, DatasetError, is_archived, unpack_file, write_atomically  # noqa: E402
 
 
@@ -241,7 +241,7 @@ def main():
     for opponent, runs, seed_list in rows:
         t = total(runs)
         results.append({"opponent": opponent, "seeds": seed_list,
-                        "per_seed": [f"{r['wins']}-{r['draws']}-{r['losses']}" for r in runs], **t})
+                        "per_seed": [record_text(r) for r in runs], **t})
     verdict = "no matches played"
     if results:
         p = results[0]

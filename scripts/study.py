@@ -133,6 +133,11 @@ def elo_interval(r):
     return f"{elo_text(r['elo'], 0)} [{elo_text(r['elo_low'], -1)}, {elo_text(r['elo_high'], 1)}]"
 
 
+def record_text(r):
+    """`56–0–44`: a strength.py summary's wins, draws and losses with the en dashes the docs use."""
+    return f"{r['wins']}\u2013{r['draws']}\u2013{r['losses']}"
+
+
 def result_cells(r):
     """The `games | W | D | L | score | Elo [95%]` cells of a docs table row for a strength.py summary."""
     return f"{r['games']} | {r['wins']} | {r['draws']} | {r['losses']} | {r['score']:.3f} | {elo_interval(r)}"

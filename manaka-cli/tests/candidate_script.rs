@@ -100,6 +100,17 @@ fn a_candidate_is_measured_reported_and_resumed() {
     assert!(file("clock-s3.csa").exists() && file("fairy0-100ms-s1.csa").exists());
     let md = std::fs::read_to_string(file("candidate.md")).unwrap();
     assert!(md.contains("| `child` (seeds 1, 2: "), "{md}");
+    // Each seed's record as the docs write it: wins–draws–losses with en dashes.
+    let first: Value =
+        serde_json::from_str(&std::fs::read_to_string(file("fixed-s1.json")).unwrap()).unwrap();
+    let record = format!(
+        "{}\u{2013}{}\u{2013}{}",
+        first["wins"], first["draws"], first["losses"]
+    );
+    assert!(
+        md.contains(&format!("(seeds 1, 2: {record}, ")),
+        "{record} in {md}"
+    );
     assert!(md.contains("| 16 simulations | 4 |"), "{md}");
     assert!(md.contains(&format!("Verdict: {verdict}.")), "{md}");
 

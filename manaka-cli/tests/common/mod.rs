@@ -65,7 +65,7 @@ pub fn refused(args: &[&str]) -> String {
 }
 
 /// Checks one row of a script's report against the `scripts/strength.py` summaries it adds
-/// up: `games` games (W + D + L of them), per-seed `W-D-L` strings that sum to its totals, and its Elo recomputed
+/// up: `games` games (W + D + L of them), per-seed `W–D–L` strings (en dashes, as the docs write them) that sum to its totals, and its Elo recomputed
 /// here by hand as −400·log10(1/s − 1) (docs/strength.md), unbounded (null) for a sweep.
 pub fn check_match_totals(r: &Value, games: u64) {
     let n = |k: &str| r[k].as_u64().unwrap();
@@ -73,7 +73,7 @@ pub fn check_match_totals(r: &Value, games: u64) {
     assert_eq!(n("wins") + n("draws") + n("losses"), games, "{r}");
     let mut sum = [0u64; 3];
     for s in r["per_seed"].as_array().unwrap() {
-        for (k, v) in s.as_str().unwrap().split('-').enumerate() {
+        for (k, v) in s.as_str().unwrap().split('\u{2013}').enumerate() {
             sum[k] += v.parse::<u64>().unwrap();
         }
     }
