@@ -228,6 +228,16 @@ fn help_is_a_manual() {
         assert!(text.contains("Examples:"), "{args:?}: {text}");
         assert!(text.contains("manaka "), "{args:?}");
     }
+    // The shared `-o FILE` says what each command writes.
+    for (command, says) in [
+        ("export-nnue", "The nn.bin to write"),
+        ("import-nnue", "The MNW1 file to write"),
+        ("init", "The file to write"),
+    ] {
+        let out = manaka(&["weights", command, "--help"]);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(says), "{command}: {text}");
+    }
 }
 
 /// `manaka weights widen` as a user runs it: a network grown into a wider head evaluates as

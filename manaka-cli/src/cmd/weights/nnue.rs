@@ -23,10 +23,10 @@ use std::path::PathBuf;
     manaka weights export-nnue nnue.mnw -o eval/nn.bin --force --json\n\n\
     JSON keys: path, source, shape, architecture, hash (hex string), bytes, saturated \
     [{tensor, count, worst, limit}] (only with --allow-saturation), dropped [tensor names].")]
+#[command(mut_arg("path", |a| a.help("The nn.bin to write (atomically: FILE is never left half-written)")))]
 pub struct ExportArgs {
     /// The MNW1 weight file (an `nnue` shape).
     file: PathBuf,
-    // The nn.bin to write.
     #[command(flatten)]
     out: super::OutputFile,
     /// Write values beyond their integer type as its nearest value (a warning per tensor)
@@ -53,10 +53,10 @@ pub struct ExportArgs {
     manaka bench --shapes pair0_d256_o1_h32_h232_halfkp_nnue\n\n\
     JSON keys: path, source, shape, architecture, hash (hex string), architecture_string, \
     file_bytes, checksum (hex string).")]
+#[command(mut_arg("path", |a| a.help("The MNW1 file to write (atomically: FILE is never left half-written)")))]
 pub struct ImportArgs {
     /// The nn.bin to read.
     file: PathBuf,
-    // The MNW1 file to write.
     #[command(flatten)]
     out: super::OutputFile,
     /// Print one JSON object.
