@@ -101,12 +101,7 @@ fn a_candidate_is_measured_reported_and_resumed() {
     let md = std::fs::read_to_string(file("candidate.md")).unwrap();
     assert!(md.contains("| `child` (seeds 1, 2: "), "{md}");
     // Each seed's record as the docs write it: wins–draws–losses with en dashes.
-    let first: Value =
-        serde_json::from_str(&std::fs::read_to_string(file("fixed-s1.json")).unwrap()).unwrap();
-    let record = format!(
-        "{}\u{2013}{}\u{2013}{}",
-        first["wins"], first["draws"], first["losses"]
-    );
+    let record = common::summary_record(&file("fixed-s1.json"));
     assert!(
         md.contains(&format!("(seeds 1, 2: {record}, ")),
         "{record} in {md}"

@@ -135,12 +135,7 @@ fn a_generation_plays_labels_trains_measures_and_resumes() {
     let md = std::fs::read_to_string(file("generation.md")).unwrap();
     assert!(md.contains("| g1 | its parent (seeds 1,2: "), "{md}");
     // Each seed's record as the docs write it: wins–draws–losses with en dashes.
-    let first: Value =
-        serde_json::from_str(&std::fs::read_to_string(file("vs-parent-s1.json")).unwrap()).unwrap();
-    let record = format!(
-        "{}\u{2013}{}\u{2013}{}",
-        first["wins"], first["draws"], first["losses"]
-    );
+    let record = common::summary_record(&file("vs-parent-s1.json"));
     assert!(
         md.contains(&format!("(seeds 1,2: {record}, ")),
         "{record} in {md}"

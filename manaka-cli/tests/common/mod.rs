@@ -64,8 +64,20 @@ pub fn refused(args: &[&str]) -> String {
     stderr
 }
 
+/// The en dash the docs (and the scripts' per-seed records) put between wins, draws and losses.
+pub const RECORD_DASH: char = '\u{2013}';
+
+/// `W–D–L` of the `scripts/strength.py` summary at `path`, as the scripts' reports write each
+/// seed's record (study.py's `record_text`).
+pub fn summary_record(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let r: Value = serde_json::from_str(&text).unwrap();
+    let d = RECORD_DASH;
+    format!("{}{d}{}{d}{}", r["wins"], r["draws"], r["losses"])
+}
+
 /// Checks one row of a script's report against the `scripts/strength.py` summaries it adds
-/// up: `games` games (W + D + L of them), per-seed `W–D–L` strings (en dashes, as the docs write them) that sum to its totals, and its Elo recomputed
+/// up: `games` games (W + D + L of them), per-seed `W–D–L` strings ([`summary_record`]) that sum to its totals, and its Elo recomputed
 /// here by hand as −400·log10(1/s − 1) (docs/strength.md), unbounded (null) for a sweep.
 pub fn check_match_totals(r: &Value, games: u64) {
     let n = |k: &str| r[k].as_u64().unwrap();
@@ -73,7 +85,7 @@ pub fn check_match_totals(r: &Value, games: u64) {
     assert_eq!(n("wins") + n("draws") + n("losses"), games, "{r}");
     let mut sum = [0u64; 3];
     for s in r["per_seed"].as_array().unwrap() {
-        for (k, v) in s.as_str().unwrap().split('\u{2013}').enumerate() {
+        for (k, v) in s.as_str().unwrap().split(RECORD_DASH).enumerate() {
             sum[k] += v.parse::<u64>().unwrap();
         }
     }
